@@ -1,0 +1,352 @@
+"""Case and suite models: what a frozen case promises and how it is bound to its evidence (SPEC §2).
+
+Two shapes of the same case exist:
+
+- :class:`CaseRule` — the authoring form stored in ``rules.json``. It names its evidence files (the
+  capture and the reference body) by relative path and binds them by sha256, character count and
+  exact opening and ending. It never holds the reference text itself.
+- :class:`Case` — the compiled form stored in ``dataset.json``: the rule plus the verified reference
+  text. Scoring only ever sees a :class:`Case`.
+
+Every model forbids unknown fields, so a typo in ``rules.json`` is an error, not a silent default.
+Validation errors are raised as :class:`pydantic.ValidationError`; :func:`lexbench.dataset.suite`
+turns them into :class:`~lexbench.errors.RulesError` messages naming the case and the field.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+from enum import StrEnum
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
+
+CASE_ID_PATTERN = r"^[a-z][a-z0-9]*(?:-[a-z0-9]+)*-\d{3}-[a-z]{2,3}(?:-[a-z0-9]+)+$"
+"""``<category>-<NNN>-<lang>-<slug>``, e.g. ``article-042-en-wsj-stadia`` (SPEC §2)."""
+
+SHA256_PATTERN = r"^[0-9a-f]{64}$"
+FRAGMENT_CHARS = 6
+"""Length of a body fragment in normalised characters (SPEC §3.4)."""
+MAX_REGIONS = 5
+"""Segmentation v3 allows at most five regions (SPEC §2)."""
+COVERAGE_THRESHOLD = 0.8
+"""Body contract v4: every region and the ending need ≥ 80 % fragment coverage (SPEC §2)."""
+
+NonEmpty = Annotated[str, StringConstraints(min_length=1)]
+Sha256 = Annotated[str, StringConstraints(pattern=SHA256_PATTERN)]
+
+
+class Model(BaseModel):
+    """Base for every dataset model: unknown fields are rejected, instances are immutable."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class CaseKind(StrEnum):
+    """What a case's content is (SPEC §2)."""
+
+    FIXED_ARTICLE = "fixed_article"
+    POST_COLLECTION = "post_collection"
+    SITE_LABELS = "site_labels"
+
+
+class Delivery(StrEnum):
+    """How the answer is delivered. Only ``text`` is supported; the others are reserved (SPEC §2)."""
+
+    TEXT = "text"
+    FILE = "file"
+    RESOURCES = "resources"
+
+
+class ReviewStatus(StrEnum):
+    """Whether a human reviewed the suite's contracts, or they were imported from a corpus as-is."""
+
+    REVIEWED = "reviewed"
+    IMPORTED_UNREVIEWED = "imported_unreviewed"
+
+
+class TitleBasis(StrEnum):
+    """Where the title contract comes from (SPEC §3.3).
+
+    ``observed``: an independently observed visible title; scored.
+    ``titleless``: the page is a titleless short post; nothing to score.
+    ``not_in_source``: an imported corpus has no independent title; reported as not scored, never
+    invented from ``<title>``.
+    """
+
+    OBSERVED = "observed"
+    TITLELESS = "titleless"
+    NOT_IN_SOURCE = "not_in_source"
+
+
+class SourceRegion(StrEnum):
+    """The page region a stable group was observed in (SPEC §2)."""
+
+    TITLE = "title"
+    ATTRIBUTION = "attribution"
+    NAVIGATION = "navigation"
+    SIDEBAR = "sidebar"
+    FOOTER = "footer"
+    CONTROLS = "controls"
+    ARTICLE = "article"
+
+
+class FileBinding(Model):
+    """An evidence file named relative to the evidence home and bound by the sha256 of its bytes."""
+
+    path: NonEmpty
+    sha256: Sha256
+
+    @field_validator("path")
+    @classmethod
+    def _relative(cls, value: str) -> str:
+        if value.startswith("/") or ".." in value.split("/"):
+            raise ValueError(f"evidence path {value!r} must be relative to the evidence home, without '..'")
+        return value
+
+
+class Capture(FileBinding):
+    """The saved page the replay server serves for this case (SPEC §7)."""
+
+    content_type: NonEmpty = "text/html; charset=utf-8"
+
+
+class ReferenceBinding(FileBinding):
+    """The reference body file, bound by UTF-8 sha256, character count and exact opening and ending."""
+
+    chars: int = Field(ge=1)
+    opening: NonEmpty
+    ending: NonEmpty
+
+
+class ReferenceScope(Model):
+    """What the reference claims to cover (SPEC §2).
+
+    ``complete``: the whole displayed article. ``displayed_excerpt``: only the ordinarily displayed part
+    of a folded article, with ``cutoff_evidence`` describing the visible cutoff. ``end`` is the reviewed
+    ending passage that body contract v4 requires at ≥ 80 % coverage; it must be non-empty.
+    """
+
+    kind: Literal["complete", "displayed_excerpt"]
+    end: NonEmpty
+    cutoff_evidence: str | None = None
+
+    @model_validator(mode="after")
+    def _excerpt_needs_evidence(self) -> ReferenceScope:
+        if self.kind == "displayed_excerpt" and not (self.cutoff_evidence or "").strip():
+            raise ValueError("a displayed_excerpt scope needs cutoff_evidence describing the visible cutoff")
+        if not self.end.strip():
+            raise ValueError("reference_scope.end must be a non-empty ending passage")
+        return self
+
+
+class Region(Model):
+    """A labelled, contiguous, one-based inclusive range of reference lines (SPEC §2)."""
+
+    label: NonEmpty
+    first_line: int = Field(ge=1)
+    last_line: int = Field(ge=1)
+
+    @model_validator(mode="after")
+    def _ordered(self) -> Region:
+        if self.last_line < self.first_line:
+            raise ValueError(f"region {self.label!r}: last_line {self.last_line} is before first_line {self.first_line}")
+        return self
+
+
+class BodyRule(Model):
+    """The body contract of a fixed article, as authored (SPEC §2).
+
+    ``contract_version`` 4 = every region and the ending ≥ 80 %; 3 = legacy, regions only. Version 1
+    is rejected as unsupported. ``segmentation_version`` 3 = at most five regions.
+    """
+
+    contract_version: Literal[3, 4]
+    segmentation_version: Literal[2, 3] = 3
+    reference: ReferenceBinding
+    reference_scope: ReferenceScope
+    regions: list[Region] = Field(min_length=1)
+
+    @field_validator("contract_version", mode="before")
+    @classmethod
+    def _supported_version(cls, value: object) -> object:
+        if value in (1, 2):
+            raise ValueError(f"body contract version {value} is unsupported; compile the case as version 4")
+        return value
+
+    @model_validator(mode="after")
+    def _regions_contiguous(self) -> BodyRule:
+        if self.segmentation_version == 3 and len(self.regions) > MAX_REGIONS:
+            raise ValueError(f"segmentation v3 allows at most {MAX_REGIONS} regions, got {len(self.regions)}")
+        expected = 1
+        for region in self.regions:
+            if region.first_line != expected:
+                raise ValueError(
+                    f"region {region.label!r} starts at line {region.first_line}, expected {expected}: "
+                    "regions must be contiguous and in order"
+                )
+            expected = region.last_line + 1
+        return self
+
+
+class StableTextDefaults(Model):
+    """Per-case defaults for stable groups' basis and observation date; explicit row values win."""
+
+    basis: NonEmpty | None = None
+    observed: date | None = None
+
+
+class StableGroup(Model):
+    """Stable page text that a whole-page fetch should contain (SPEC §2).
+
+    ``phrases`` are original-language phrases; the group passes when every phrase is found in the
+    normalised answer. ``basis`` and ``observed`` may come from the case's defaults.
+    """
+
+    id: NonEmpty
+    region: SourceRegion
+    phrases: list[NonEmpty] = Field(min_length=1)
+    location: NonEmpty
+    basis: NonEmpty | None = None
+    observed: date | None = None
+
+
+class CaseRule(Model):
+    """One case as authored in ``rules.json`` (SPEC §2, §4). Reference text lives in the evidence home."""
+
+    id: Annotated[str, StringConstraints(pattern=CASE_ID_PATTERN)]
+    name: NonEmpty
+    url: NonEmpty
+    category: NonEmpty
+    track: NonEmpty
+    task_prompt: NonEmpty
+    kind: CaseKind
+    delivery: Delivery = Delivery.TEXT
+    lang: NonEmpty
+    capture: Capture
+    title: str | None
+    title_basis: TitleBasis
+    body: BodyRule | None = None
+    stable_text_review_defaults: StableTextDefaults | None = None
+    stable_groups: list[StableGroup] = Field(default_factory=list)
+    page_identity: list[NonEmpty] = Field(default_factory=list)
+    flags: list[NonEmpty] = Field(default_factory=list)
+    """Reviewer or importer notes that the report shows, e.g. ``reference_not_in_visible_text``."""
+
+    @field_validator("delivery")
+    @classmethod
+    def _text_only(cls, value: Delivery) -> Delivery:
+        if value is not Delivery.TEXT:
+            raise ValueError(f"delivery {value.value!r} is reserved and not supported yet; use 'text'")
+        return value
+
+    @field_validator("page_identity")
+    @classmethod
+    def _patterns_compile(cls, patterns: list[str]) -> list[str]:
+        for pattern in patterns:
+            try:
+                re.compile(pattern)
+            except re.error as exc:
+                raise ValueError(f"page_identity pattern {pattern!r} does not compile: {exc}") from None
+        return patterns
+
+    @model_validator(mode="after")
+    def _consistent(self) -> CaseRule:
+        if self.title_basis is TitleBasis.OBSERVED and not (self.title or "").strip():
+            raise ValueError("title_basis 'observed' needs a non-empty title")
+        if self.title_basis is not TitleBasis.OBSERVED and self.title:
+            raise ValueError(f"title_basis {self.title_basis.value!r} must not carry a title")
+        if self.kind is CaseKind.FIXED_ARTICLE and self.body is None:
+            raise ValueError("a fixed_article case needs a body contract")
+        if self.category != self.id.split("-", 1)[0]:
+            raise ValueError(f"category {self.category!r} must be the case id's first part")
+        ids = [group.id for group in self.stable_groups]
+        if len(ids) != len(set(ids)):
+            raise ValueError("stable group ids must be unique within a case")
+        defaults = self.stable_text_review_defaults
+        if defaults is not None and defaults.basis is None and defaults.observed is None:
+            raise ValueError("stable_text_review_defaults is empty: give basis and/or observed, or omit it")
+        return self
+
+    def resolved_stable_groups(self) -> list[StableGroup]:
+        """Stable groups with basis/observed filled from the case defaults (explicit values win)."""
+        defaults = self.stable_text_review_defaults or StableTextDefaults()
+        return [
+            group.model_copy(
+                update={"basis": group.basis or defaults.basis, "observed": group.observed or defaults.observed}
+            )
+            for group in self.stable_groups
+        ]
+
+
+class Case(CaseRule):
+    """A compiled, verified case as stored in ``dataset.json``: the rule plus its reference text.
+
+    ``reference_text`` is the exact UTF-8 reference body whose lines the regions index; it is ``None``
+    only for cases without a body contract.
+    """
+
+    reference_text: str | None = None
+
+    @model_validator(mode="after")
+    def _reference_matches_binding(self) -> Case:
+        if self.body is None:
+            return self
+        text = self.reference_text
+        if text is None:
+            raise ValueError("a compiled case with a body contract needs reference_text")
+        binding = self.body.reference
+        if len(text) != binding.chars or not text.startswith(binding.opening) or not text.endswith(binding.ending):
+            raise ValueError("reference_text does not match its binding (chars, opening or ending)")
+        lines = text.split("\n")
+        last = self.body.regions[-1].last_line
+        if last != len(lines):
+            raise ValueError(f"regions cover lines 1..{last} but the reference has {len(lines)} lines")
+        return self
+
+    def region_texts(self) -> list[str]:
+        """The reference text of each region, in order (lines joined with newlines)."""
+        assert self.body is not None and self.reference_text is not None
+        lines = self.reference_text.split("\n")
+        return ["\n".join(lines[r.first_line - 1 : r.last_line]) for r in self.body.regions]
+
+
+class SuiteInfo(Model):
+    """A suite's identity (SPEC §2): id, revision, and whether its contracts were reviewed."""
+
+    id: Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9._-]*$")]
+    revision: int = Field(ge=1)
+    name: NonEmpty
+    review_status: ReviewStatus = ReviewStatus.REVIEWED
+    description: str = ""
+
+
+class Rules(Model):
+    """``rules.json``: the sole authoring source of a suite (SPEC §4)."""
+
+    suite: SuiteInfo
+    cases: list[CaseRule] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _unique_ids(self) -> Rules:
+        seen: set[str] = set()
+        for rule in self.cases:
+            if rule.id in seen:
+                raise ValueError(f"duplicate case id {rule.id!r}")
+            seen.add(rule.id)
+        if self.suite.review_status is ReviewStatus.REVIEWED:
+            for rule in self.cases:
+                if rule.kind is CaseKind.FIXED_ARTICLE and not rule.stable_groups:
+                    raise ValueError(
+                        f"case {rule.id!r}: reviewed fixed articles need stable groups "
+                        "(only imported_unreviewed suites may omit them)"
+                    )
+        return self
+
+
+class Dataset(Model):
+    """``dataset.json``: a compiled suite, cases in their frozen order (SPEC §2, §4)."""
+
+    suite: SuiteInfo
+    cases: list[Case] = Field(min_length=1)

@@ -1,0 +1,30 @@
+"""The exception tree of lexbench.
+
+    LexbenchError            anything lexbench raises on purpose; the message says what to do
+    ├── RulesError           rules.json / dataset.json / config is malformed (names case and field)
+    ├── EvidenceError        an evidence file is missing or does not match its binding
+    ├── CorpusImportError    a corpus folder cannot be imported (names the file)
+    └── ConfigError          provider configuration or command-line selection is invalid
+"""
+
+from __future__ import annotations
+
+
+class LexbenchError(Exception):
+    """Base class; every subclass carries an actionable message."""
+
+
+class RulesError(LexbenchError):
+    """Authoring rules or a compiled dataset are invalid."""
+
+
+class EvidenceError(LexbenchError):
+    """An evidence file is missing, unreadable or does not match its sha256 binding."""
+
+
+class CorpusImportError(LexbenchError):
+    """A corpus folder cannot be imported; the message names the offending file."""
+
+
+class ConfigError(LexbenchError):
+    """Provider configuration or selection is invalid."""
