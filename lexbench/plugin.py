@@ -1,0 +1,351 @@
+"""The pytest plugin: every case × provider is one item; the verdict is the test outcome (SPEC §1).
+
+Hooks only wire the pipeline together: suite loading (:mod:`lexbench.dataset.suite`), the provider
+call (:mod:`lexbench.providers`), scoring (:mod:`lexbench.scoring`), the run record
+(:mod:`lexbench.record`) and the leaderboard (:mod:`lexbench.report`).
+
+Collection: the repository's ``cases/`` directory (pyproject ``testpaths``) is collected as the
+benchmark: one :class:`SuiteCollector` for ``--suite``, holding items named ``<case-id>[<provider>]``.
+Outcomes: pass → passed; fail → failed with the verdict's explanation (no traceback);
+unresolvable → skipped with its reason. Results reach the controller through each report's
+``lexbench_row`` attribute, which pytest-xdist serialises with the report, so ``-n 0`` and
+``-n auto`` produce the same run record.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from lexbench.dataset.case import Case
+from lexbench.dataset.suite import CASES_ROOT, Suite, load_suite
+from lexbench.errors import LexbenchError
+from lexbench.providers import DEFAULT_PROVIDERS, PROVIDER_TYPES, Provider, build_provider, call_provider
+from lexbench.providers.result import ErrorType, ProviderResult
+from lexbench.record import RunRecorder, RunRow, load_rows, save_response, utc_now, write_manifest
+from lexbench.replay import ReplayServer
+from lexbench.report import render_markdown, render_terminal
+from lexbench.verdict import Outcome, Verdict
+
+DEFAULT_FETCH_TIMEOUT = 30.0
+"""Seconds per physical provider call (SPEC §5)."""
+BACKSTOP_MARGIN = 30.0
+"""pytest-timeout's per-item backstop sits this many seconds above the provider's own deadline."""
+
+_ITEM_NAME = re.compile(r"(?P<case>[^:\[\]]+)\[(?P<provider>[^\]]+)\]$")
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    """``pytest_addoption``: the benchmark's command-line options."""
+    group = parser.getgroup("lexbench", "lexbench benchmark")
+    group.addoption("--suite", default="demo", help="suite name under cases/ or path of a suite directory (default: demo)")
+    group.addoption("--providers", default=None,
+                    help=f"comma-separated provider names (default: {','.join(DEFAULT_PROVIDERS)}; known: "
+                         f"{','.join(sorted(PROVIDER_TYPES))})")
+    group.addoption("--run-dir", default=None, help="where to write the run record (default: runs/<suite>-<UTC time>)")
+    group.addoption("--fetch-timeout", type=float, default=DEFAULT_FETCH_TIMEOUT,
+                    help="seconds per physical provider call (default: 30); pytest-timeout's --timeout is the backstop")
+    group.addoption("--live", action="store_true",
+                    help="fetch the cases' original URLs instead of the loopback replay server (needs internet)")
+
+
+@dataclass
+class BenchState:
+    """Per-process benchmark state, kept in ``config.stash``."""
+
+    config: pytest.Config
+    run_dir: Path | None = None
+    recorder: RunRecorder | None = None
+    suite: Suite | None = None
+    provider_names: list[str] = field(default_factory=list)
+    providers: dict[str, Provider] = field(default_factory=dict)
+    replay: ReplayServer | None = None
+    started: str = ""
+
+    @property
+    def is_worker(self) -> bool:
+        return hasattr(self.config, "workerinput")
+
+    def get_suite(self) -> Suite:
+        if self.suite is None:
+            self.suite = load_suite(self.config.getoption("suite"))
+        return self.suite
+
+    def get_provider(self, name: str) -> Provider:
+        if name not in self.providers:
+            self.providers[name] = build_provider(name)
+        return self.providers[name]
+
+    def target_url(self, case: Case) -> str:
+        if self.config.getoption("live"):
+            return case.url
+        if self.replay is None:
+            suite = self.get_suite()
+            self.replay = ReplayServer(
+                {c.id: (suite.captures[c.id], c.capture.content_type) for c in suite.cases}
+            ).start()
+        return self.replay.url_for(case.id)
+
+
+STATE = pytest.StashKey[BenchState]()
+
+
+def _benchmark_requested(config: pytest.Config) -> bool:
+    cases_dir = (config.rootpath / "cases").resolve()
+    for arg in config.args:
+        path = Path(arg.split("::", 1)[0])
+        path = (path if path.is_absolute() else config.invocation_params.dir / path).resolve()
+        if path == cases_dir or cases_dir in path.parents:
+            return True
+    return False
+
+
+def _selected_providers(config: pytest.Config) -> list[str]:
+    raw = config.getoption("providers")
+    names = [n.strip() for n in raw.split(",") if n.strip()] if raw else list(DEFAULT_PROVIDERS)
+    unknown = [n for n in names if n not in PROVIDER_TYPES]
+    if unknown:
+        raise pytest.UsageError(f"--providers: unknown provider(s) {', '.join(unknown)}; known: {', '.join(sorted(PROVIDER_TYPES))}")
+    if len(set(names)) != len(names):
+        raise pytest.UsageError(f"--providers: a provider is named twice in {raw!r}")
+    return names
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """``pytest_configure``: validate the selection; on the controller, open the run directory."""
+    config.addinivalue_line("markers", "control: a control provider item (scorer sanity check)")
+    state = BenchState(config=config, provider_names=_selected_providers(config))
+    config.stash[STATE] = state
+    if state.is_worker:
+        run_dir = config.workerinput.get("lexbench_run_dir")
+        state.run_dir = Path(run_dir) if run_dir else None
+        return
+    if not _benchmark_requested(config):
+        return
+    try:
+        suite = state.get_suite()
+    except LexbenchError as exc:
+        raise pytest.UsageError(f"--suite: {exc}") from None
+    option = config.getoption("run_dir")
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    state.run_dir = Path(option) if option else config.rootpath / "runs" / f"{suite.id}-{stamp}"
+    state.recorder = RunRecorder(state.run_dir)
+    state.started = utc_now()
+    _write_manifest(state, finished=None)
+    config.pluginmanager.register(RunWriter(state), "lexbench-run-writer")
+
+
+def _write_manifest(state: BenchState, finished: str | None) -> None:
+    suite = state.get_suite()
+    config = state.config
+    write_manifest(state.run_dir, {
+        "argv": sys.argv,
+        "suite": {"id": suite.id, "revision": suite.dataset.suite.revision,
+                  "review_status": suite.dataset.suite.review_status.value, "path": str(suite.root),
+                  "dataset_sha256": suite.dataset_sha256(), "cases": len(suite.cases)},
+        "providers": state.provider_names,
+        "fetch_timeout_s": config.getoption("fetch_timeout"),
+        "mode": "live" if config.getoption("live") else "replay",
+        "started": state.started,
+        "finished": finished,
+    })
+
+
+def pytest_configure_node(node) -> None:  # type: ignore[no-untyped-def]
+    """pytest-xdist's ``pytest_configure_node``: tell each worker where the run directory is."""
+    state = node.config.stash[STATE]
+    node.workerinput["lexbench_run_dir"] = str(state.run_dir) if state.run_dir else ""
+
+
+def pytest_collect_directory(path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    """``pytest_collect_directory``: the repository's ``cases/`` directory is the benchmark."""
+    if path.resolve() == (parent.config.rootpath / "cases").resolve():
+        return BenchmarkDirectory.from_parent(parent, path=path)
+    return None
+
+
+class BenchmarkDirectory(pytest.Directory):
+    """``cases/``: yields the selected suite (not the directory's files)."""
+
+    def collect(self):  # type: ignore[no-untyped-def]
+        state = self.config.stash[STATE]
+        try:
+            suite = state.get_suite()
+        except LexbenchError as exc:
+            raise pytest.UsageError(f"--suite: {exc}") from None
+        yield SuiteCollector.from_parent(self, name=suite.id, suite=suite)
+
+
+class SuiteCollector(pytest.Collector):
+    """One suite: items ordered case by case, providers in selection order."""
+
+    def __init__(self, *, suite: Suite, **kwargs) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(**kwargs)
+        self.suite = suite
+
+    def collect(self):  # type: ignore[no-untyped-def]
+        state = self.config.stash[STATE]
+        for case in self.suite.cases:
+            for provider_name in state.provider_names:
+                yield CaseItem.from_parent(self, name=f"{case.id}[{provider_name}]", case=case, provider_name=provider_name)
+
+
+class VerdictFailure(Exception):
+    """Raised for a ``fail`` verdict; pytest shows only its explanation."""
+
+
+class CaseItem(pytest.Item):
+    """One case × provider: call the provider, score the answer, report the verdict."""
+
+    def __init__(self, *, case: Case, provider_name: str, **kwargs) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(**kwargs)
+        self.case = case
+        self.provider_name = provider_name
+        self.row_json: str | None = None
+        provider_type = PROVIDER_TYPES[provider_name]
+        self.output_contract = provider_type.output_contract
+        if self.output_contract == "control":
+            self.add_marker(pytest.mark.control)
+        timeout = self.config.getoption("fetch_timeout")
+        self.add_marker(pytest.mark.timeout(timeout * 2 + BACKSTOP_MARGIN))
+
+    def runtest(self) -> None:
+        state = self.config.stash[STATE]
+        provider = state.get_provider(self.provider_name)
+        timeout = self.config.getoption("fetch_timeout")
+        try:
+            url = state.target_url(self.case) if provider.needs_network else self.case.url
+        except OSError as exc:
+            result = ProviderResult(success=False, error_type=ErrorType.INFRASTRUCTURE,
+                                    error_message=f"the replay server could not start: {exc}")
+        else:
+            result = call_provider(provider, self.case, timeout, url)
+        from lexbench.scoring import evaluate_response
+
+        verdict = evaluate_response(self.case, result)
+        self._record(result, verdict)
+        if verdict.outcome is Outcome.FAIL:
+            raise VerdictFailure(verdict.explanation)
+        if verdict.outcome is Outcome.UNRESOLVABLE:
+            pytest.skip(f"unresolvable: {verdict.explanation}")
+
+    def _record(self, result: ProviderResult, verdict: Verdict) -> None:
+        state = self.config.stash[STATE]
+        digest = save_response(state.run_dir, result.content) if state.run_dir else None
+        row = RunRow(
+            suite=self.parent.suite.id,
+            case=self.case.id,
+            provider=self.provider_name,
+            output_contract=self.output_contract,
+            category=self.case.category,
+            track=self.case.track,
+            lang=self.case.lang,
+            outcome=verdict.outcome,
+            failure_class=verdict.failure_class,
+            explanation=verdict.explanation,
+            components=verdict.components,
+            latency_s=result.latency_s,
+            attempts=result.attempts,
+            metadata=result.metadata,
+            error_type=result.error_type.value if result.error_type else None,
+            error_message=result.error_message,
+            content_format=result.content_format,
+            content_chars=len(result.content),
+            reference_chars=len(self.case.reference_text) if self.case.reference_text else None,
+            response_sha256=digest,
+            flags=list(self.case.flags),
+        )
+        self.row_json = row.model_dump_json()
+        # JUnit XML properties: the figures a CI dashboard wants per item.
+        props = [("lexbench.outcome", verdict.outcome.value), ("lexbench.latency_s", f"{result.latency_s:.4f}"),
+                 ("lexbench.content_chars", str(len(result.content)))]
+        for component in verdict.components:
+            if component.measured is not None:
+                props.append((f"lexbench.{component.name.value}", f"{component.measured:.4f}"))
+            for detail in component.details:
+                if "coverage" in detail and "label" in detail:
+                    props.append((f"lexbench.{component.name.value}.{detail['label']}", f"{detail['coverage']:.4f}"))
+        self.user_properties.extend(props)
+
+    def repr_failure(self, excinfo, style=None):  # type: ignore[no-untyped-def]
+        if isinstance(excinfo.value, VerdictFailure):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo, style=style)
+
+    def reportinfo(self):  # type: ignore[no-untyped-def]
+        return self.parent.suite.root / "dataset.json", None, self.name
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):  # type: ignore[no-untyped-def]
+    """``pytest_runtest_makereport``: attach the item's run row to its call-phase report."""
+    report = yield
+    if call.when == "call" and isinstance(item, CaseItem) and item.row_json:
+        report.lexbench_row = item.row_json
+    return report
+
+
+def _crashed_row(state: BenchState, report: pytest.TestReport) -> RunRow | None:
+    match = _ITEM_NAME.search(report.nodeid)
+    suite = state.get_suite()
+    case = next((c for c in suite.cases if match and c.id == match["case"]), None)
+    if case is None or match["provider"] not in PROVIDER_TYPES:
+        return None
+    message = str(report.longrepr).strip().splitlines()[-1][:500] if report.longrepr else "no verdict"
+    return RunRow(
+        suite=suite.id, case=case.id, provider=match["provider"],
+        output_contract=PROVIDER_TYPES[match["provider"]].output_contract,
+        category=case.category, track=case.track, lang=case.lang, outcome=Outcome.FAIL,
+        failure_class=ErrorType.CRASHED.value, explanation=f"fail: the item ended without a verdict ({message})",
+        error_type=ErrorType.CRASHED.value, error_message=message,
+        reference_chars=len(case.reference_text) if case.reference_text else None, flags=list(case.flags),
+    )
+
+
+class RunWriter:
+    """Controller-only plugin: appends rows as reports arrive and writes the report at the end."""
+
+    def __init__(self, state: BenchState) -> None:
+        self.state = state
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        """``pytest_runtest_logreport``: append each finished item's row (flushed at once)."""
+        row_json = getattr(report, "lexbench_row", None)
+        if row_json and report.when == "call":
+            self.state.recorder.append(RunRow.model_validate_json(row_json))
+        elif report.failed and not row_json and report.when != "teardown":
+            # The item died without a verdict (worker killed, backstop timeout): record it as crashed.
+            row = _crashed_row(self.state, report)
+            if row is not None:
+                self.state.recorder.append(row)
+
+    def pytest_terminal_summary(self, terminalreporter) -> None:  # type: ignore[no-untyped-def]
+        """``pytest_terminal_summary``: print the leaderboard and write ``report.md``."""
+        state = self.state
+        rows = load_rows(state.run_dir)
+        _write_manifest(state, finished=utc_now())
+        manifest = json.loads((state.run_dir / "manifest.json").read_text(encoding="utf-8"))
+        (state.run_dir / "report.md").write_text(render_markdown(rows, manifest), encoding="utf-8")
+        terminalreporter.section("lexbench leaderboard")
+        for line in render_terminal(rows):
+            terminalreporter.write_line(line)
+        terminalreporter.write_line(f"run record: {state.run_dir} ({len(rows)} items; report.md, results.jsonl)")
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """``pytest_unconfigure``: close providers, stop the replay server, close the results file."""
+    state = config.stash.get(STATE, None)
+    if state is None:
+        return
+    for provider in state.providers.values():
+        provider.close()
+    if state.replay is not None:
+        state.replay.stop()
+    if state.recorder is not None:
+        state.recorder.close()
