@@ -1,0 +1,84 @@
+"""Build small, valid suite directories on disk for tests (rules.json, evidence/, dataset.json)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from lexbench.dataset.compile import bind_reference, dump_json, sha256_bytes
+from lexbench.dataset.suite import build_suite
+
+PAGE = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>{site} | {title_short}</title>
+<style>.x{{color:red}}</style><script>var tracking = "do not count me";</script></head>
+<body>
+<header><nav><a href="/">Home</a> <a href="/world">World news</a> <a href="/science">Science desk</a></nav></header>
+<main><article>
+<h1>{title}</h1>
+<p class="byline">By Ada Example</p>
+{paragraphs}
+</article></main>
+<aside><h2>Related</h2><a href="/other">Another story entirely</a></aside>
+<div style="display:none">Hidden promotional text that must never count</div>
+<footer><a href="/about">About {site}</a> <a href="/privacy">Privacy policy</a></footer>
+</body></html>
+"""
+
+
+def write_suite(root: Path, articles: list[dict], *, suite_id: str = "tiny") -> Path:
+    """Write a reviewed suite of fixed articles under ``root`` and compile it.
+
+    Each article dict has ``slug``, ``title`` and ``paragraphs`` (list of str). Returns ``root``.
+    """
+    captures = root / "evidence" / "captures"
+    references = root / "evidence" / "references"
+    captures.mkdir(parents=True)
+    references.mkdir(parents=True)
+    cases = []
+    for index, article in enumerate(articles, start=1):
+        case_id = f"article-{index:03d}-en-{article['slug']}"
+        paragraphs = article["paragraphs"]
+        html = PAGE.format(site="Tiny Times", title=article["title"], title_short=article["title"][:12],
+                           paragraphs="\n".join(f"<p>{p}</p>" for p in paragraphs))
+        capture_path = f"captures/{case_id}.html"
+        (root / "evidence" / capture_path).write_bytes(html.encode("utf-8"))
+        reference = "\n".join(paragraphs)
+        reference_path = f"references/{case_id}.txt"
+        (root / "evidence" / reference_path).write_bytes(reference.encode("utf-8"))
+        half = max(1, len(paragraphs) // 2)
+        regions = [{"label": "opening", "first_line": 1, "last_line": half}]
+        if len(paragraphs) > half:
+            regions.append({"label": "rest", "first_line": half + 1, "last_line": len(paragraphs)})
+        cases.append({
+            "id": case_id, "name": article["title"], "url": f"https://tiny.example/{article['slug']}",
+            "category": "article", "track": "body", "task_prompt": "Return the readable content of this page.",
+            "kind": "fixed_article", "delivery": "text", "lang": "en",
+            "capture": {"path": capture_path, "sha256": sha256_bytes(html.encode("utf-8")),
+                        "content_type": "text/html; charset=utf-8"},
+            "title": article["title"], "title_basis": "observed",
+            "body": {"contract_version": 4, "segmentation_version": 3,
+                     "reference": json.loads(bind_reference(reference, reference_path).model_dump_json()),
+                     "reference_scope": {"kind": "complete", "end": paragraphs[-1]},
+                     "regions": regions},
+            "stable_text_review_defaults": {"basis": "site chrome on every page", "observed": "2026-11-29"},
+            "stable_groups": [{"id": "nav", "region": "navigation", "phrases": ["World news", "Science desk"],
+                               "location": "site header"}],
+            "page_identity": [article["title"].split()[0]],
+        })
+    rules = {"suite": {"id": suite_id, "revision": 1, "name": "tiny test suite"}, "cases": cases}
+    (root / "rules.json").write_bytes(dump_json(rules))
+    build_suite(root)
+    return root
+
+
+ARTICLES = [
+    {"slug": "tides", "title": "Tidal turbines light a harbour town",
+     "paragraphs": ["The harbour council switched on four tidal turbines on Tuesday morning.",
+                    "Engineers said the machines turn with both the rising and the falling tide.",
+                    "Residents gathered on the pier to watch the first lights come on at dusk.",
+                    "The council expects the turbines to cover most of the town's winter demand."]},
+    {"slug": "orchard", "title": "Heritage orchard saved by volunteers",
+     "paragraphs": ["A group of volunteers has replanted forty rare apple varieties this spring.",
+                    "The orchard had been abandoned for nearly two decades before the project began.",
+                    "Grafting workshops will run every Saturday until the end of the season."]},
+]
