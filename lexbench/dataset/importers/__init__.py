@@ -1,0 +1,247 @@
+"""Import a real-page corpus folder (``../shared/corpus/<folder>``) as an unreviewed suite (SPEC §2, §4).
+
+``import_corpus(format, source, output)`` reads the folder's ``_index.tsv`` and references, and
+writes a new suite directory::
+
+    output/
+      rules.json                      Rules: suite <id>, revision 1, review_status imported_unreviewed
+      evidence/captures/<case>.html   the page's decompressed original bytes, unchanged
+      evidence/references/<case>.txt  the reference body: one paragraph per line, no trailing newline
+      dataset.json                    compiled by lexbench.dataset.suite.build_suite
+      import-report.json              imported ids, skipped pages with reasons, flags, format notes
+
+The corpus itself is never copied anywhere else (it must not enter git). Formats are registered in
+:data:`FORMATS`; each lives in its own module.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from lexbench.dataset.case import (
+    BodyRule,
+    Capture,
+    CaseKind,
+    CaseRule,
+    ReferenceScope,
+    ReviewStatus,
+    Rules,
+    SuiteInfo,
+    TitleBasis,
+)
+from lexbench.dataset.compile import bind_reference, describe_validation_error, dump_json, sha256_bytes, write_new
+from lexbench.dataset.importers import aeb, magic_html, readability
+from lexbench.dataset.importers.common import (
+    TASK_PROMPT,
+    CorpusFormat,
+    IndexRow,
+    Page,
+    PageError,
+    SkipPage,
+    case_id,
+    case_lang,
+    case_name,
+    detect_charset,
+    iter_unique,
+)
+from lexbench.dataset.importers.report import REPORT_NAME, ImportReport, SkippedPage
+from lexbench.dataset.segment import auto_regions, ending_passage
+from lexbench.errors import CorpusImportError
+
+__all__ = ["FORMATS", "ImportReport", "SkippedPage", "import_corpus", "known_formats"]
+
+FORMATS: dict[str, CorpusFormat] = {
+    fmt.name: fmt for fmt in (aeb.FORMAT, readability.FORMAT, magic_html.FORMAT)
+}
+"""Registered corpus formats by ``--format`` name."""
+
+CATEGORY = "article"
+TRACK = "body"
+
+
+def known_formats() -> list[str]:
+    """The ``--format`` names :func:`import_corpus` accepts, sorted."""
+    return sorted(FORMATS)
+
+
+def import_corpus(
+    format: str,
+    source: Path,
+    output: Path,
+    *,
+    limit: int | None = None,
+    keep_going: bool = False,
+) -> ImportReport:
+    """Import the corpus folder ``source`` of the given ``format`` into the new suite directory ``output``.
+
+    ``limit`` keeps only the first N index rows of the format (skipped rows count; case numbers keep
+    their index positions). Without ``keep_going`` the first bad page stops the import with a
+    :class:`~lexbench.errors.CorpusImportError` naming the file, and everything written so far is
+    removed; with it, bad pages are skipped and their reasons recorded in ``import-report.json``.
+    Deliberately excluded pages (list pages, non-article index rows) are always skipped with a reason.
+
+    Raises :class:`CorpusImportError` for an unknown format, an ``output`` that exists and is not an
+    empty directory ("refusing to overwrite"), an unreadable folder, or when no page could be imported.
+    Returns the :class:`ImportReport` (also written as ``output/import-report.json``).
+    """
+    started = time.perf_counter()
+    fmt = FORMATS.get(format)
+    if fmt is None:
+        raise CorpusImportError(f"unknown corpus format {format!r}; known formats: {', '.join(known_formats())}")
+    if limit is not None and limit < 1:
+        raise CorpusImportError(f"--limit must be at least 1, got {limit}")
+    source = Path(source)
+    output = Path(output)
+    _check_output(output)
+
+    rows = fmt.rows(source)
+    loader = fmt.open(source)
+    report = ImportReport(format=fmt.name, source=source, output=output, suite_id=fmt.suite_id, notes=list(fmt.notes))
+    writer = _Writer(output)
+    try:
+        rules: list[CaseRule] = []
+        seen_ids: set[str] = set()
+        for position, row, duplicate in iter_unique(rows, source / "_index.tsv"):
+            if limit is not None and position > limit:
+                break
+            try:
+                if duplicate:
+                    raise PageError(duplicate)
+                page = loader(row)
+                rule, reference = build_rule(page, position)
+                claim_case_id(rule.id, seen_ids, where=f"{source / '_index.tsv'}: line {row.line}")
+            except SkipPage as skip:
+                report.skipped.append(SkippedPage(position, row.key, row.html_file, str(skip)))
+                continue
+            except CorpusImportError as exc:
+                if not keep_going:
+                    raise
+                report.skipped.append(SkippedPage(position, row.key, row.html_file, str(exc)))
+                continue
+            assert rule.body is not None  # build_rule always makes a body contract
+            writer.write(Path("evidence") / rule.capture.path, page.capture)
+            writer.write(Path("evidence") / rule.body.reference.path, reference.encode("utf-8"))
+            rules.append(rule)
+            report.imported.append(rule.id)
+            if rule.flags:
+                report.flagged[rule.id] = list(rule.flags)
+
+        if not rules:
+            reasons = "; ".join(s.reason for s in report.skipped[:3]) or "the index lists no pages"
+            raise CorpusImportError(f"{source}: no page could be imported ({reasons})")
+        suite = SuiteInfo(
+            id=fmt.suite_id,
+            revision=1,
+            name=fmt.suite_name,
+            review_status=ReviewStatus.IMPORTED_UNREVIEWED,
+            description=fmt.description,
+        )
+        writer.write(Path("rules.json"), dump_json(Rules(suite=suite, cases=rules).model_dump(mode="json")))
+        from lexbench.dataset.suite import build_suite  # late: suite imports compile, keep import order simple
+
+        build_suite(output)
+        writer.created.append(output / "dataset.json")
+        report.seconds = time.perf_counter() - started
+        writer.write(Path(REPORT_NAME), dump_json(report.to_json()))
+    except BaseException:
+        writer.undo()
+        raise
+    return report
+
+
+def build_rule(page: Page, position: int) -> tuple[CaseRule, str]:
+    """The case rule for one page and its reference text (paragraph lines joined with ``\\n``).
+
+    ``position`` is the page's 1-based index position (the case number). Raises :class:`PageError`
+    naming the reference file when the reference has no fragment or the rule does not validate.
+    """
+    row: IndexRow = page.row
+    lang = case_lang(row)
+    cid = case_id(position, lang, page.url, page.key_tag, category=CATEGORY)
+    reference = "\n".join(page.reference)
+    try:
+        end = ending_passage(page.reference)
+        regions = auto_regions(page.reference)
+    except CorpusImportError as exc:
+        raise PageError(f"{page.reference_file} ({row.key}): {exc}") from None
+    charset = detect_charset(page.capture)
+    flags = list(dict.fromkeys([*page.flags, *([charset.flag] if charset.flag else [])]))
+    slug = cid.split("-", 3)[3]
+    try:
+        rule = CaseRule(
+            id=cid,
+            name=case_name(row, slug),
+            url=page.url,
+            category=CATEGORY,
+            track=TRACK,
+            task_prompt=TASK_PROMPT,
+            kind=CaseKind.FIXED_ARTICLE,
+            lang=lang,
+            capture=Capture(
+                path=f"captures/{cid}.html",
+                sha256=sha256_bytes(page.capture),
+                content_type=f"text/html; charset={charset.served}",
+            ),
+            title=None,
+            title_basis=TitleBasis.NOT_IN_SOURCE,
+            body=BodyRule(
+                contract_version=4,
+                segmentation_version=3,
+                reference=bind_reference(reference, f"references/{cid}.txt"),
+                reference_scope=ReferenceScope(kind="complete", end=end),
+                regions=regions,
+            ),
+            flags=flags,
+        )
+    except ValidationError as exc:
+        raise PageError(f"{page.reference_file} ({row.key}): {describe_validation_error(exc, case_id=cid)}") from None
+    return rule, reference
+
+
+def claim_case_id(cid: str, seen: set[str], *, where: str) -> None:
+    """Record ``cid`` as used; raises :class:`PageError` naming ``where`` when it was already taken."""
+    if cid in seen:
+        raise PageError(f"{where}: duplicate case id {cid!r}")
+    seen.add(cid)
+
+
+def _check_output(output: Path) -> None:
+    if output.exists():
+        if not output.is_dir():
+            raise CorpusImportError(f"{output}: exists and is not a directory; refusing to overwrite")
+        if any(output.iterdir()):
+            raise CorpusImportError(f"{output}: directory is not empty; refusing to overwrite an existing suite")
+
+
+class _Writer:
+    """Writes new files under the output directory and can remove exactly what it wrote."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.made_root = not root.exists()
+        self.created: list[Path] = []
+
+    def write(self, relative: Path, data: bytes) -> None:
+        path = self.root / relative
+        write_new(path, data)
+        self.created.append(path)
+
+    def undo(self) -> None:
+        # The output was empty or absent when we started, so everything here is ours.
+        for path in reversed(self.created):
+            path.unlink(missing_ok=True)
+        for directory in sorted({p.parent for p in self.created}, key=lambda p: len(p.parts), reverse=True):
+            while directory != self.root and directory.is_relative_to(self.root):
+                try:
+                    directory.rmdir()
+                except OSError:
+                    break
+                directory = directory.parent
+        if self.made_root:
+            try:
+                self.root.rmdir()
+            except OSError:
+                pass
