@@ -23,7 +23,7 @@ setup: $(STAMP)
 
 # Provider misses are results: pytest's exit 1 (some items failed) is a successful benchmark run.
 bench: $(STAMP)
-	$(PY) -m pytest -n $(WORKERS) --suite $(SUITE) $(if $(PROVIDERS),--providers $(PROVIDERS)) -q --tb=no -rfs; \
+	$(PY) -m pytest -n $(WORKERS) --suite=$(SUITE) $(if $(PROVIDERS),--providers=$(PROVIDERS)) -q --tb=no -rfs; \
 	  status=$$?; [ $$status -le 1 ] || { echo "lexbench: the harness failed (pytest exit $$status)"; exit $$status; }
 
 # pytest's exit 5 (no tests collected) is a broken setup, never a pass.
@@ -43,7 +43,7 @@ corpus-suites: $(STAMP)
 
 bench-corpus: corpus-suites
 	for f in scrapinghub-aeb mozilla-readability magic-html-bench; do \
-	  $(PY) -m pytest -n $(WORKERS) --suite $(SUITES)/$$f $(if $(PROVIDERS),--providers $(PROVIDERS)) -q --tb=no; \
+	  $(PY) -m pytest -n $(WORKERS) --suite=$(SUITES)/$$f $(if $(PROVIDERS),--providers=$(PROVIDERS)) -q --tb=no; \
 	  status=$$?; [ $$status -le 1 ] || exit $$status; \
 	done
 

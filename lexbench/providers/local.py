@@ -4,8 +4,8 @@
   navigation, footers and text hidden by CSS, because it does not render).
 - ``trafilatura``: trafilatura's main-content extraction to Markdown, comments and links included.
 - ``readability``: readability-lxml's article, its title as a heading, converted with markdownify.
-- ``reference-echo``: the control. It returns the case's own title and reference body and must pass
-  every case; a miss means the scorer or the case is wrong, not a provider.
+- ``reference-echo``: the control. It returns the case's own title, reference body and stable-group
+  phrases, and must pass every case; a miss means the scorer or the case is wrong, not a provider.
 """
 
 from __future__ import annotations
@@ -190,6 +190,7 @@ class ReferenceEcho(Provider):
         lines = [case.title] if case.title else []
         if case.reference_text:
             lines.append(case.reference_text)
+        lines += [phrase for group in case.stable_groups for phrase in group.phrases]
         elapsed = time.perf_counter() - start
         return ProviderResult(
             success=True,
