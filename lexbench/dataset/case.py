@@ -15,6 +15,7 @@ turns them into :class:`~lexbench.errors.RulesError` messages naming the case an
 
 from __future__ import annotations
 
+import hashlib
 import re
 from datetime import date
 from enum import StrEnum
@@ -299,6 +300,8 @@ class Case(CaseRule):
         binding = self.body.reference
         if len(text) != binding.chars or not text.startswith(binding.opening) or not text.endswith(binding.ending):
             raise ValueError("reference_text does not match its binding (chars, opening or ending)")
+        if hashlib.sha256(text.encode("utf-8")).hexdigest() != binding.sha256:
+            raise ValueError("reference_text does not match its binding's sha256: the dataset was edited after compilation")
         lines = text.split("\n")
         last = self.body.regions[-1].last_line
         if last != len(lines):
@@ -342,6 +345,12 @@ class Rules(Model):
                         f"case {rule.id!r}: reviewed fixed articles need stable groups "
                         "(only imported_unreviewed suites may omit them)"
                     )
+                for group in rule.resolved_stable_groups():
+                    if group.basis is None or group.observed is None:
+                        raise ValueError(
+                            f"case {rule.id!r}: stable group {group.id!r} has no stability basis or observation "
+                            "date; give them on the row or in stable_text_review_defaults"
+                        )
         return self
 
 
@@ -350,3 +359,11 @@ class Dataset(Model):
 
     suite: SuiteInfo
     cases: list[Case] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _unique_ids(self) -> Dataset:
+        ids = [case.id for case in self.cases]
+        duplicates = sorted({case_id for case_id in ids if ids.count(case_id) > 1})
+        if duplicates:
+            raise ValueError(f"duplicate case ids: {', '.join(duplicates)}")
+        return self

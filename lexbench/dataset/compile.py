@@ -84,10 +84,40 @@ def compile_case(rule: CaseRule, evidence_home: Path) -> Case:
             raise EvidenceError(f"case {rule.id}: reference {binding.path} does not start with the bound opening")
         if not reference_text.endswith(binding.ending):
             raise EvidenceError(f"case {rule.id}: reference {binding.path} does not end with the bound ending")
+        check_segmentation(rule, reference_text)
     try:
         return Case(**rule.model_dump(), reference_text=reference_text)
     except ValidationError as exc:
         raise RulesError(describe_validation_error(exc, case_id=rule.id)) from None
+
+
+def check_segmentation(rule: CaseRule, reference_text: str) -> None:
+    """Check what only the reference text can tell (SPEC §2): every region yields at least one
+    6-character fragment, and the reviewed ending yields one and occurs in the reference.
+
+    Raises :class:`RulesError` naming the case and the region.
+    """
+    from lexbench.scoring.normalise import fragments, normalise
+
+    assert rule.body is not None
+    lines = reference_text.split("\n")
+    if rule.body.regions[-1].last_line != len(lines):
+        raise RulesError(
+            f"case {rule.id}: regions cover lines 1..{rule.body.regions[-1].last_line} but the reference has "
+            f"{len(lines)} lines"
+        )
+    for region in rule.body.regions:
+        text = "\n".join(lines[region.first_line - 1 : region.last_line])
+        if not fragments(text):
+            raise RulesError(
+                f"case {rule.id}: region {region.label!r} (lines {region.first_line}-{region.last_line}) yields no "
+                "6-character fragment; merge it into its neighbour"
+            )
+    end = rule.body.reference_scope.end
+    if not fragments(end):
+        raise RulesError(f"case {rule.id}: reference_scope.end {end!r} is too short to yield a 6-character fragment")
+    if normalise(end) not in normalise(reference_text):
+        raise RulesError(f"case {rule.id}: reference_scope.end is not part of the reference body")
 
 
 def compile_dataset(rules: Rules, evidence_home: Path) -> Dataset:
