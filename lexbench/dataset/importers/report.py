@@ -72,5 +72,5 @@ class ImportReport:
         if len(self.skipped) > max_reasons:
             lines.append(f"  … and {len(self.skipped) - max_reasons} more (see {REPORT_NAME})")
         lines.append(f"suite {self.suite_id} written to {self.output} (details in {self.output / REPORT_NAME})")
-        lines.append(f"run it: pytest -n auto --suite {self.output} -p no:cacheprovider")
+        lines.append(f"run it: pytest -n auto --suite={self.output}")
         return "\n".join(lines)
