@@ -225,7 +225,7 @@ def test_summary_names_counts_reasons_output_and_next_command(tmp_path):
     summary = import_corpus("scrapinghub-aeb", source, out, keep_going=True).summary()
     assert "scrapinghub-aeb" in summary and "imported 1" in summary and "skipped 1" in summary
     assert "flagged 0" in summary and "file not found" in summary
-    assert f"pytest -n auto --suite {out} -p no:cacheprovider" in summary
+    assert f"pytest -n auto --suite={out}" in summary
 
 
 def test_cli_import_corpus_prints_the_summary_and_exits_2_on_bad_input(tmp_path, capsys):
