@@ -1,0 +1,92 @@
+"""The answer boundary: did the call itself succeed, before any content is judged? (SPEC §3.1)
+
+Call success and content acceptance are separate requirements; both are needed to pass.
+``unresolvable`` is narrow — only the operator's setup stopped the call (credentials missing or
+rejected, quota exhausted, rate-limited, harness infrastructure down). Everything else that goes
+wrong with the call is a ``fail`` of the method.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from lexbench.providers.result import ErrorType, ProviderResult
+from lexbench.verdict import Outcome
+
+# Operator setup problems: the method was never really tried.
+_SETUP_ERRORS = frozenset(
+    {ErrorType.AUTH, ErrorType.QUOTA, ErrorType.RATE_LIMITED, ErrorType.MISSING_CREDENTIALS, ErrorType.INFRASTRUCTURE}
+)
+# The fetch service's own HTTP status → the setup problem it means.
+_SETUP_API_STATUS = {401: ErrorType.AUTH, 403: ErrorType.AUTH, 402: ErrorType.QUOTA, 429: ErrorType.RATE_LIMITED}
+
+_SETUP_ADVICE = {
+    ErrorType.AUTH: "the service rejected the credentials; check the provider's API key",
+    ErrorType.QUOTA: "the provider's quota or credit is exhausted; top it up or use another account",
+    ErrorType.RATE_LIMITED: "the service rate-limited the call; lower parallelism (-n) or retry later",
+    ErrorType.MISSING_CREDENTIALS: "credentials are missing; set the provider's environment variable",
+    ErrorType.INFRASTRUCTURE: "a harness component failed (replay server, local preflight); fix the setup and rerun",
+}
+
+
+@dataclass(frozen=True)
+class CallAssessment:
+    """The call's side of a verdict.
+
+    ``ok``: the call succeeded and returned non-empty content. ``outcome``: ``PASS`` when ok, else
+    ``FAIL`` or ``UNRESOLVABLE``. ``failure_class``: ``None`` when ok, else an :class:`ErrorType`
+    value (e.g. ``"upstream_status"``, ``"auth"``, ``"empty_content"``). ``message``: one short,
+    actionable sentence.
+    """
+
+    ok: bool
+    outcome: Outcome
+    failure_class: str | None
+    message: str
+
+
+def _fail(failure_class: str, message: str) -> CallAssessment:
+    return CallAssessment(ok=False, outcome=Outcome.FAIL, failure_class=failure_class, message=message)
+
+
+def _detail(result: ProviderResult) -> str:
+    return f": {result.error_message.strip()}" if result.error_message and result.error_message.strip() else ""
+
+
+def assess_call(result: ProviderResult) -> CallAssessment:
+    """Classify one provider call (SPEC §3.1). Pure; never raises.
+
+    In order: an operator setup problem (error type auth/quota/rate_limited/missing_credentials/
+    infrastructure, or service API status 401/403/402/429) → ``UNRESOLVABLE``; a known non-2xx
+    ``metadata.upstream_status`` → ``FAIL`` ``upstream_status`` (the content is kept for diagnostics);
+    any other error type or ``success=False`` → ``FAIL`` with that error type; a non-2xx service API
+    status → ``FAIL`` (``service_error`` for 5xx, else ``api_status``); empty or whitespace-only
+    content → ``FAIL`` ``empty_content``; otherwise ok.
+    """
+    meta = result.metadata
+    setup = result.error_type if result.error_type in _SETUP_ERRORS else _SETUP_API_STATUS.get(meta.api_http_status or 0)
+    if setup is not None:
+        api = f" (service API answered {meta.api_http_status})" if meta.api_http_status else ""
+        return CallAssessment(
+            ok=False,
+            outcome=Outcome.UNRESOLVABLE,
+            failure_class=setup.value,
+            message=f"{setup.value}{api}: {_SETUP_ADVICE[setup]}{_detail(result)}",
+        )
+    upstream = meta.upstream_status
+    if upstream is not None and not 200 <= upstream < 300:
+        return _fail(
+            ErrorType.UPSTREAM_STATUS.value,
+            f"the target page answered {upstream} (metadata.upstream_status); "
+            "the content was kept but a failed call cannot pass",
+        )
+    if result.error_type is not None or not result.success:
+        failure = result.error_type.value if result.error_type is not None else "call_failed"
+        return _fail(failure, f"the provider reported {failure}{_detail(result)}")
+    api_status = meta.api_http_status
+    if api_status is not None and not 200 <= api_status < 300:
+        failure = ErrorType.SERVICE_ERROR.value if api_status >= 500 else ErrorType.API_STATUS.value
+        return _fail(failure, f"the service API answered {api_status} although the call reported success")
+    if not result.content.strip():
+        return _fail(ErrorType.EMPTY_CONTENT.value, "the call succeeded but returned no content (empty or whitespace only)")
+    return CallAssessment(ok=True, outcome=Outcome.PASS, failure_class=None, message="call ok")

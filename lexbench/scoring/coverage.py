@@ -1,0 +1,76 @@
+"""Fragment coverage in one pass over the answer (SPEC §3.4).
+
+All needles of a case — every region's fragments, the ending's fragments, every stable-group phrase —
+go into one Aho–Corasick automaton, and the normalised answer is scanned once. Cost is linear in the
+answer size plus the needles, never fragments × answer: a 20 MB answer is scanned once, not once per
+fragment.
+
+This measures a tolerance, not exact text: a fragment counts as found wherever it occurs, so report
+the result as *coverage*, never as completeness.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import ahocorasick
+
+
+@dataclass(frozen=True)
+class NeedleResult:
+    """Coverage of one needle set.
+
+    ``total`` counts needle positions (a fragment that occurs twice in a region counts twice);
+    ``found`` the positions whose string occurs anywhere in the answer; ``missing`` the distinct
+    missing strings in first-seen order. ``coverage`` is ``found / total`` in 0–1 (1.0 for an empty
+    set, which has nothing to miss).
+    """
+
+    total: int
+    found: int
+    missing: tuple[str, ...]
+
+    @property
+    def coverage(self) -> float:
+        return self.found / self.total if self.total else 1.0
+
+    def reaches(self, numerator: int, denominator: int) -> bool:
+        """Exact rational comparison ``found / total >= numerator / denominator`` (no float rounding)."""
+        return self.found * denominator >= numerator * self.total
+
+
+def measure(normalised_output: str, needle_sets: Mapping[str, Sequence[str]]) -> dict[str, NeedleResult]:
+    """Measure every needle set against ``normalised_output`` in one Aho–Corasick pass (SPEC §3.4).
+
+    ``normalised_output`` must already be in :func:`~lexbench.scoring.normalise.normalise` form, and
+    so must the needles. ``needle_sets`` maps a key (e.g. ``"region:1"``) to its needles, in order,
+    repeats allowed. Returns a :class:`NeedleResult` per key. An empty needle string is trivially found
+    (the empty string occurs in every text). Time is O(len(output) + total needle length + matches),
+    and the scan stops early once every distinct needle has been seen.
+    """
+    wanted = {needle for needles in needle_sets.values() for needle in needles if needle}
+    found: set[str] = set()
+    if wanted and normalised_output:
+        automaton = ahocorasick.Automaton(ahocorasick.STORE_ANY, ahocorasick.KEY_STRING)
+        for needle in wanted:
+            automaton.add_word(needle, needle)
+        automaton.make_automaton()
+        remaining = len(wanted)
+        for _end, needle in automaton.iter(normalised_output):
+            if needle not in found:
+                found.add(needle)
+                remaining -= 1
+                if not remaining:
+                    break
+    results: dict[str, NeedleResult] = {}
+    for key, needles in needle_sets.items():
+        hits = 0
+        missing: dict[str, None] = {}
+        for needle in needles:
+            if not needle or needle in found:
+                hits += 1
+            else:
+                missing.setdefault(needle)
+        results[key] = NeedleResult(total=len(needles), found=hits, missing=tuple(missing))
+    return results

@@ -1,0 +1,276 @@
+"""``evaluate_response(case, answer) -> Verdict``: the scorer (SPEC §3).
+
+Pure and deterministic: the same case and answer always give an equal verdict. The answer is
+projected to reader text once (§3.2), normalised once, and every coverage needle is matched in a
+single pass (§3.4). Components: ``call`` (§3.1), ``title`` (§3.3), ``regions`` and ``ending``
+(§2 body contract), ``stable_groups`` and ``page_identity`` (§2).
+"""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+
+from lexbench.boundary import CallAssessment, assess_call
+from lexbench.dataset.case import COVERAGE_THRESHOLD, Case, Region, TitleBasis
+from lexbench.providers.result import ProviderResult
+from lexbench.scoring.coverage import NeedleResult, measure
+from lexbench.scoring.normalise import fragments, label_normalise, normalise
+from lexbench.scoring.projection import CODE, Projection, iter_lines, project
+from lexbench.verdict import Component, ComponentResult, Outcome, Verdict
+
+_THRESHOLD = Fraction(str(COVERAGE_THRESHOLD))  # exact 4/5: no float edge at exactly 80 %
+_WHITESPACE = re.compile(r"\s+")
+
+
+def evaluate_response(case: Case, answer: ProviderResult) -> Verdict:
+    """Score one provider answer against one case (SPEC §3).
+
+    Returns a :class:`Verdict`: ``unresolvable`` (only the ``call`` component) when the operator's
+    setup stopped the call; ``fail`` when the call failed (content components are still scored for
+    diagnostics) or any scored component failed (``failure_class`` ``"content"``); else ``pass``.
+    Components whose ``passed`` is ``None`` are not scored for this case and never decide the outcome.
+    Raises nothing for any valid ``Case`` and ``ProviderResult``.
+    """
+    call = assess_call(answer)
+    if call.outcome is Outcome.UNRESOLVABLE:
+        component = ComponentResult(
+            name=Component.CALL, passed=None, evidence=call.message, details=[_call_details(answer)]
+        )
+        return Verdict(
+            outcome=Outcome.UNRESOLVABLE,
+            components=[component],
+            explanation=f"unresolvable: {call.message}.",
+            failure_class=call.failure_class,
+        )
+
+    projection = project(answer.content, answer.content_format)
+    normalised = normalise(projection.text)
+    needles = _needle_sets(case)
+    found = measure(normalised, needles)
+
+    components = [_call_component(call, answer, projection)]
+    components.append(_title_component(case, projection, normalised))
+    if case.body is not None:
+        components.append(_regions_component(case, found))
+        if case.body.contract_version >= 4:
+            components.append(_ending_component(found["ending"]))
+    components.append(_stable_groups_component(case, found))
+    components.append(_page_identity_component(case, projection))
+
+    content_ok = all(c.passed is not False for c in components if c.name is not Component.CALL)
+    if not call.ok:
+        outcome, failure_class = Outcome.FAIL, call.failure_class
+    elif not content_ok:
+        outcome, failure_class = Outcome.FAIL, "content"
+    else:
+        outcome, failure_class = Outcome.PASS, None
+    return Verdict(
+        outcome=outcome,
+        components=components,
+        explanation=_explain(outcome, components, has_content=bool(answer.content.strip())),
+        failure_class=failure_class,
+    )
+
+
+# --- needles ---------------------------------------------------------------------------------------
+
+
+def _measurable(text: str) -> list[str]:
+    """Fragments of ``text``; a text too short for one fragment is matched whole instead, so a
+    short ending such as "Fin." is still checked rather than passing vacuously."""
+    parts = fragments(text)
+    if parts:
+        return parts
+    whole = normalise(text)
+    return [whole] if whole else []
+
+
+def _needle_sets(case: Case) -> dict[str, list[str]]:
+    needles: dict[str, list[str]] = {}
+    if case.body is not None:
+        for index, text in enumerate(case.region_texts(), start=1):
+            needles[f"region:{index}"] = _measurable(text)
+        needles["ending"] = _measurable(case.body.reference_scope.end)
+    for group in case.stable_groups:
+        for index, phrase in enumerate(group.phrases):
+            needles[f"phrase:{group.id}:{index}"] = [normalise(phrase)]
+    return needles
+
+
+# --- components ------------------------------------------------------------------------------------
+
+
+def _percent(result: NeedleResult) -> int:
+    """Whole percent, rounded down, so 79.9 % never prints as "80 %" next to a failure."""
+    return result.found * 100 // result.total if result.total else 100
+
+
+def _reaches(result: NeedleResult) -> bool:
+    return result.reaches(_THRESHOLD.numerator, _THRESHOLD.denominator)
+
+
+def _call_details(answer: ProviderResult) -> dict[str, object]:
+    return {
+        "success": answer.success,
+        "error_type": answer.error_type.value if answer.error_type else None,
+        "api_http_status": answer.metadata.api_http_status,
+        "upstream_status": answer.metadata.upstream_status,
+        "content_chars": len(answer.content),
+        "content_format": answer.content_format,
+    }
+
+
+def _call_component(call: CallAssessment, answer: ProviderResult, projection: Projection) -> ComponentResult:
+    upstream = answer.metadata.upstream_status
+    upstream_text = f"upstream {upstream}" if upstream is not None else "upstream status unknown"
+    declared = "" if answer.content_format else ", sniffed"
+    summary = f"{upstream_text}, {len(answer.content):,} chars of {projection.format}{declared}"
+    evidence = f"call ok ({summary})" if call.ok else f"call failed: {call.message} ({summary})"
+    details = _call_details(answer) | {"projected_format": projection.format}
+    return ComponentResult(
+        name=Component.CALL, passed=call.ok, measured=1.0 if call.ok else 0.0, threshold=1.0,
+        evidence=evidence, details=[details],
+    )
+
+
+def _title_component(case: Case, projection: Projection, normalised: str) -> ComponentResult:
+    if case.title_basis is TitleBasis.TITLELESS:
+        return ComponentResult(name=Component.TITLE, passed=None, evidence="titleless post: no title to score")
+    if case.title_basis is TitleBasis.NOT_IN_SOURCE or not case.title:
+        return ComponentResult(name=Component.TITLE, passed=None, evidence="not scored: the source has no independent title")
+    wanted = label_normalise(case.title)
+    # Only reader-visible blocks count; metadata title, <head><title>, alt text and hidden headings
+    # never reach the projection, and code blocks are skipped here (SPEC §3.3).
+    match = next(
+        (block for block, line in iter_lines(projection.blocks) if block.kind != CODE and label_normalise(line) == wanted),
+        None,
+    )
+    if match is not None:
+        unit = "heading" if match.kind == "heading" else match.kind.replace("_", " ")
+        return ComponentResult(
+            name=Component.TITLE, passed=True, measured=1.0, threshold=1.0,
+            evidence=f"title found as a standalone {unit}", details=[{"title": case.title, "kind": match.kind}],
+        )
+    norm_title = normalise(case.title)
+    inside = bool(norm_title) and norm_title in normalised  # one scan, for a more useful message
+    hint = " (its words appear only inside longer text or code)" if inside else " (its words are absent)"
+    return ComponentResult(
+        name=Component.TITLE, passed=False, measured=0.0, threshold=1.0,
+        evidence=f"title {case.title!r} not found as a standalone heading, line or paragraph{hint}",
+        details=[{"title": case.title, "words_present": inside}],
+    )
+
+
+def _regions_component(case: Case, found: dict[str, NeedleResult]) -> ComponentResult:
+    assert case.body is not None
+    rows = [(index, region, found[f"region:{index}"]) for index, region in enumerate(case.body.regions, start=1)]
+    details = [
+        {
+            "index": index,
+            "label": region.label,
+            "lines": [region.first_line, region.last_line],
+            "fragments": result.total,
+            "found": result.found,
+            "coverage": round(result.coverage, 4),
+        }
+        for index, region, result in rows
+    ]
+
+    def describe(row: tuple[int, Region, NeedleResult]) -> str:
+        index, region, result = row
+        return f"region {index} {region.label!r} {_percent(result)}% of {result.total} fragments"
+
+    # Worst first; ties keep reference order.
+    ranked = sorted(rows, key=lambda row: (row[2].coverage, row[0]))
+    failing = [row for row in ranked if not _reaches(row[2])]
+    if failing:
+        evidence = "; ".join(f"{describe(row)} < {_percent_threshold()}%" for row in failing[:3])
+        if len(failing) > 3:
+            evidence += f"; {len(failing) - 3} more regions below"
+    else:
+        evidence = f"regions {len(rows)}/{len(rows)} ≥ {_percent_threshold()}% (lowest {describe(ranked[0])})"
+    return ComponentResult(
+        name=Component.REGIONS, passed=not failing, measured=round(ranked[0][2].coverage, 4),
+        threshold=COVERAGE_THRESHOLD, evidence=evidence, details=details,
+    )
+
+
+def _percent_threshold() -> int:
+    return int(_THRESHOLD * 100)
+
+
+def _ending_component(result: NeedleResult) -> ComponentResult:
+    passed = _reaches(result)
+    relation = "≥" if passed else "<"
+    return ComponentResult(
+        name=Component.ENDING, passed=passed, measured=round(result.coverage, 4), threshold=COVERAGE_THRESHOLD,
+        evidence=f"ending {_percent(result)}% of {result.total} fragments {relation} {_percent_threshold()}%",
+        details=[{"fragments": result.total, "found": result.found, "coverage": round(result.coverage, 4)}],
+    )
+
+
+def _stable_groups_component(case: Case, found: dict[str, NeedleResult]) -> ComponentResult:
+    if not case.stable_groups:
+        return ComponentResult(
+            name=Component.STABLE_GROUPS, passed=None,
+            evidence="not scored: imported suite without reviewed stable groups",
+        )
+    details = []
+    missing_ids = []
+    for group in case.stable_groups:
+        missing = [
+            phrase for index, phrase in enumerate(group.phrases) if found[f"phrase:{group.id}:{index}"].found == 0
+        ]
+        details.append(
+            {"id": group.id, "region": group.region.value, "phrases": len(group.phrases),
+             "missing": missing, "passed": not missing}
+        )
+        if missing:
+            missing_ids.append(group.id)
+    total = len(case.stable_groups)
+    passed_count = total - len(missing_ids)
+    evidence = f"stable groups {passed_count}/{total}"
+    if missing_ids:
+        evidence += " (missing " + ", ".join(repr(i) for i in missing_ids) + ")"
+    return ComponentResult(
+        name=Component.STABLE_GROUPS, passed=not missing_ids, measured=float(passed_count), threshold=float(total),
+        evidence=evidence, details=details,
+    )
+
+
+def _page_identity_component(case: Case, projection: Projection) -> ComponentResult:
+    if not case.page_identity:
+        return ComponentResult(name=Component.PAGE_IDENTITY, passed=None, evidence="not scored: no page identity patterns")
+    collapsed = _WHITESPACE.sub(" ", projection.text)
+    # TODO(SPEC §3): bound regex time (catastrophic backtracking on a 20 MB answer); patterns are reviewed.
+    details = [{"pattern": p, "matched": re.search(p, collapsed) is not None} for p in case.page_identity]
+    unmatched = [d["pattern"] for d in details if not d["matched"]]
+    matched = len(details) - len(unmatched)
+    if unmatched:
+        evidence = f"page identity {matched}/{len(details)} (no match for " + ", ".join(repr(p) for p in unmatched) + ")"
+    else:
+        evidence = "page identity matched"
+    return ComponentResult(
+        name=Component.PAGE_IDENTITY, passed=not unmatched, measured=float(matched), threshold=float(len(details)),
+        evidence=evidence, details=details,
+    )
+
+
+# --- explanation -----------------------------------------------------------------------------------
+
+
+def _explain(outcome: Outcome, components: list[ComponentResult], has_content: bool) -> str:
+    """One paragraph: the call first when it failed, then failed components, then the rest."""
+    call = next(c for c in components if c.name is Component.CALL)
+    others = [c for c in components if c.name is not Component.CALL]
+    failed = [c.evidence for c in others if c.passed is False]
+    rest = [c.evidence for c in others if c.passed is not False]
+    if call.passed:
+        parts = failed + rest + [call.evidence]
+    elif not has_content:
+        parts = [call.evidence, "no content to diagnose"]
+    else:
+        content = failed + rest
+        parts = [call.evidence] + ([f"content (diagnostic only): {content[0]}"] + content[1:] if content else [])
+    return f"{outcome.value}: " + "; ".join(parts) + "."

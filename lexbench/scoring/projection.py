@@ -1,0 +1,597 @@
+"""Project a provider's answer (HTML, Markdown or plain text) to reader text (SPEC §3.2).
+
+The projection is what a reader would see: visible text only, decoration dropped, split into blocks
+(headings, paragraphs, list items, quotes, code blocks, table cells). Coverage is measured on
+``Projection.text``; the title rule (SPEC §3.3) looks at individual blocks; link targets are kept
+apart in ``Block.links`` for link checks.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Literal
+
+import lxml.etree
+import lxml.html
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+
+Format = Literal["html", "markdown", "text"]
+
+HEADING = "heading"
+PARAGRAPH = "paragraph"
+LIST_ITEM = "list_item"
+QUOTE = "quote"
+CODE = "code"
+TABLE_CELL = "table_cell"
+CAPTION = "caption"
+
+
+@dataclass(frozen=True)
+class Link:
+    """A hyperlink: its visible text and its target (``href``, may be empty)."""
+
+    text: str
+    href: str
+
+
+@dataclass(frozen=True)
+class Block:
+    """One block of reader text.
+
+    ``kind`` is one of ``heading``, ``paragraph``, ``list_item``, ``quote``, ``code``,
+    ``table_cell``, ``caption``; ``level`` is the heading level 1–6, else 0. ``text`` is the
+    visible text (whitespace collapsed, except code blocks and Markdown line breaks, kept as
+    ``\\n``); ``links`` are the links that end in this block.
+    """
+
+    kind: str
+    level: int
+    text: str
+    links: tuple[Link, ...] = ()
+
+    def lines(self) -> list[str]:
+        """The block's non-empty lines, stripped (a Markdown paragraph may span several lines)."""
+        return [line.strip() for line in self.text.split("\n") if line.strip()]
+
+
+@dataclass(frozen=True)
+class Projection:
+    """Reader text of an answer: ``text`` is the blocks' text joined by newlines (plain text answers
+    keep their text unchanged); ``format`` is the format that was projected."""
+
+    text: str
+    blocks: tuple[Block, ...] = field(default=())
+    format: Format = "text"
+
+
+def project(content: str, content_format: str | None) -> Projection:
+    """Project ``content`` to reader text (SPEC §3.2).
+
+    ``content_format`` is the provider's declared format (``"html"``, ``"markdown"``, ``"text"``);
+    ``None`` or an unknown value is sniffed with :func:`sniff_format`. Never raises on malformed
+    input: broken HTML is repaired by lxml, empty documents give an empty projection.
+    """
+    fmt = content_format if content_format in ("html", "markdown", "text") else sniff_format(content)
+    if fmt == "html":
+        blocks = project_html(content)
+    elif fmt == "markdown":
+        blocks = project_markdown(content)
+    else:
+        blocks = [Block(PARAGRAPH, 0, line.strip()) for line in content.splitlines() if line.strip()]
+        return Projection(text=content, blocks=tuple(blocks), format="text")
+    return Projection(text="\n".join(b.text for b in blocks), blocks=tuple(blocks), format=fmt)
+
+
+# --- format sniffing -------------------------------------------------------------------------------
+
+_SNIFF_WINDOW = 65_536
+_HTML_START = re.compile(
+    r"^\s*(?:<\?xml[^>]*>\s*)?(?:<!--(?:(?!-->).)*-->\s*)*<(?:!doctype\s+html|html|head|body)\b", re.I | re.S
+)
+_HTML_TAG = re.compile(
+    r"<(?:p|div|span|a|h[1-6]|ul|ol|li|table|tr|td|th|br|article|section|main|header|footer|nav|"
+    r"blockquote|pre|em|strong|b|i|img|figure|meta|script|style|link)\b[^>]*>",
+    re.I,
+)
+_MD_SIGNALS = re.compile(
+    r"^(?:#{1,6}[ \t]+\S|[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+\S|>[ \t]?\S|```|~~~|\|?[ \t]*:?-{3,}:?[ \t]*\|)"
+    r"|\[[^\]\n]+\]\([^)\s]+[^)]*\)|\*\*[^*\n]+\*\*|^[^\n]+\n(?:=+|-+)[ \t]*$",
+    re.M,
+)
+
+
+def sniff_format(content: str) -> Format:
+    """Guess the format of an answer whose provider declared none (SPEC §3.2).
+
+    ``"html"`` when it starts like an HTML document or is dominated by HTML tags, ``"markdown"``
+    when it shows Markdown structure (headings, lists, quotes, fences, links, strong emphasis,
+    tables, setext underlines), else ``"text"``. Markdown with a few inline tags (``<br>``) stays
+    Markdown. Looks at the first 64 KiB only, so cost is constant.
+    """
+    head = content[:_SNIFF_WINDOW]
+    if _HTML_START.match(head):
+        return "html"
+    tags = len(_HTML_TAG.findall(head))
+    signals = len(_MD_SIGNALS.findall(head))
+    if tags >= 3 and tags >= 2 * signals and tags * 200 >= len(head.strip()):
+        return "html"
+    if signals:
+        return "markdown"
+    return "html" if tags >= 3 else "text"
+
+
+# --- HTML ------------------------------------------------------------------------------------------
+
+# Elements whose content is never shown to a reader (SPEC §3.2). `title` lives in <head>; `textarea`
+# content is a control value, like an input value.
+_INVISIBLE_TAGS = frozenset(
+    {"head", "title", "script", "style", "template", "noscript", "textarea", "meta", "link", "base"}
+)
+_VOID_TAGS = frozenset(
+    {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source", "track", "wbr"}
+)
+_BLOCK_KIND: Mapping[str, str] = {
+    **{f"h{n}": HEADING for n in range(1, 7)},
+    "pre": CODE,
+    "li": LIST_ITEM,
+    "blockquote": QUOTE,
+    "td": TABLE_CELL,
+    "th": TABLE_CELL,
+    "caption": CAPTION,
+    "figcaption": CAPTION,
+}
+# Block elements without a kind of their own: they break blocks and inherit the enclosing kind.
+_NEUTRAL_BLOCKS = frozenset(
+    {
+        "address", "article", "aside", "body", "center", "dd", "details", "dialog", "dir", "div", "dl",
+        "dt", "fieldset", "figure", "footer", "form", "header", "hgroup", "hr", "html", "legend", "listing",
+        "main", "menu", "nav", "ol", "p", "plaintext", "section", "summary", "table", "tbody", "tfoot",
+        "thead", "tr", "ul", "xmp", "option", "optgroup", "select",
+    }
+)
+_STYLE_DECL = re.compile(r"([\w-]+)\s*:\s*([^;]*)")
+_IMPORTANT = re.compile(r"!\s*important", re.I)
+_SPACES = re.compile(r"\s+")
+
+
+def _style_hides(style: str) -> bool:
+    """True when an inline style declares ``display:none`` or ``visibility:hidden|collapse``."""
+    for prop, value in _STYLE_DECL.findall(style):
+        prop = prop.lower()
+        value = _IMPORTANT.sub("", value).strip().lower()
+        if (prop == "display" and value == "none") or (prop == "visibility" and value in ("hidden", "collapse")):
+            return True
+    return False
+
+
+def _element_hides(tag: str, attrib: Mapping[str, str]) -> bool:
+    """True when the element and everything inside it is invisible (SPEC §3.2)."""
+    if tag in _INVISIBLE_TAGS or "hidden" in attrib:
+        return True
+    if tag == "input" and attrib.get("type", "").lower() == "hidden":
+        return True
+    # A <dialog> without `open` is not rendered by browsers.
+    if tag == "dialog" and "open" not in attrib:
+        return True
+    style = attrib.get("style")
+    return bool(style) and _style_hides(style)
+
+
+class _TooDeep(Exception):
+    """libxml2 stops at 2048 nested elements and silently drops the rest of the document."""
+
+
+def _parse_html(content: str) -> lxml.html.HtmlElement | None:
+    # Bytes + explicit encoding: lxml refuses str input carrying an XML encoding declaration.
+    # A parser per call: lxml parsers and their error logs are not safe to share between threads.
+    parser = lxml.html.HTMLParser(encoding="utf-8", remove_comments=True, remove_pis=True, huge_tree=True)
+    data = content.encode("utf-8", errors="replace")
+    try:
+        root = lxml.html.document_fromstring(data, parser=parser)
+    except (lxml.etree.ParserError, lxml.etree.XMLSyntaxError, ValueError):
+        return None  # empty document, or only comments / whitespace
+    if any("Excessive depth" in entry.message for entry in parser.error_log):
+        raise _TooDeep
+    return root
+
+
+class _BlockBuilder:
+    """Collects text pieces into blocks while walking a tree. Every operation is O(1) amortised,
+    whatever the nesting depth."""
+
+    def __init__(self) -> None:
+        self.blocks: list[Block] = []
+        self.pieces: list[str] = []
+        self.links: list[Link] = []
+        self.opened: list[bool] = []  # per open block element: did it push onto `specific`?
+        self.specific: list[tuple[str, int]] = []  # enclosing kinds other than paragraph, innermost last
+        self.code_depth = 0
+        self.serial = 0  # bumps on every flush, so an open link knows its text was cut
+
+    def open_block(self, tag: str) -> None:
+        self.flush()
+        kind = _BLOCK_KIND.get(tag, PARAGRAPH)
+        self.opened.append(kind != PARAGRAPH)
+        if kind != PARAGRAPH:
+            self.specific.append((kind, int(tag[1]) if kind == HEADING else 0))
+        if kind == CODE:
+            self.code_depth += 1
+
+    def close_block(self) -> None:
+        self.flush()
+        if self.opened.pop():
+            kind, _ = self.specific.pop()
+            if kind == CODE:
+                self.code_depth -= 1
+
+    def kind(self) -> tuple[str, int]:
+        if self.code_depth:
+            return CODE, 0
+        return self.specific[-1] if self.specific else (PARAGRAPH, 0)
+
+    def in_code(self) -> bool:
+        return self.code_depth > 0
+
+    def flush(self) -> None:
+        raw = "".join(self.pieces)
+        kind, level = self.kind()
+        text = raw.strip("\n").rstrip() if kind == CODE else _SPACES.sub(" ", raw).strip()
+        if text:
+            self.blocks.append(Block(kind, level, text, tuple(self.links)))
+        self.pieces = []
+        self.links = []
+        self.serial += 1
+
+
+def project_html(content: str) -> list[Block]:
+    """Visible text blocks of an HTML document (SPEC §3.2). Never raises on malformed input."""
+    try:
+        root = _parse_html(content)
+    except _TooDeep:
+        return _project_html_flat(content)
+    if root is None:
+        return []
+    out = _BlockBuilder()
+    # Iterative walk (deep documents must not hit the recursion limit). Items are
+    # (element, entering, emit_tail); a tail is text after the element, owned by its parent.
+    stack: list[tuple[lxml.html.HtmlElement, bool, bool]] = [(root, True, False)]
+    open_links: list[tuple[int, int, str]] = []  # (builder serial, piece index, href)
+    while stack:
+        el, entering, emit_tail = stack.pop()
+        tag = el.tag if isinstance(el.tag, str) else None
+        if tag is not None:
+            tag = tag.lower()
+        if not entering:
+            _leave(out, el, tag, open_links)
+            if emit_tail and el.tail:
+                out.pieces.append(el.tail)
+            continue
+        if tag is None or _element_hides(tag, el.attrib):
+            if emit_tail and el.tail:
+                out.pieces.append(el.tail)
+            continue
+        if tag == "br":
+            if out.in_code():
+                out.pieces.append("\n")
+            else:
+                out.flush()
+            if emit_tail and el.tail:
+                out.pieces.append(el.tail)
+            continue
+        _enter(out, el, tag, open_links)
+        stack.append((el, False, emit_tail))
+        if tag == "details" and "open" not in el.attrib:
+            # A closed <details> shows only its first direct <summary> (SPEC §3.2).
+            summary = next((c for c in el if isinstance(c.tag, str) and c.tag.lower() == "summary"), None)
+            if summary is not None:
+                stack.append((summary, True, False))
+            continue
+        if el.text:
+            out.pieces.append(el.text)
+        for child in reversed(el):
+            stack.append((child, True, True))
+    out.flush()
+    return out.blocks
+
+
+def _enter(out: _BlockBuilder, el: lxml.html.HtmlElement, tag: str, open_links: list[tuple[int, int, str]]) -> None:
+    if tag in _BLOCK_KIND or tag in _NEUTRAL_BLOCKS:
+        out.open_block(tag)
+    elif tag == "a" and "href" in el.attrib:
+        open_links.append((out.serial, len(out.pieces), el.attrib.get("href", "")))
+    elif tag in _VOID_TAGS and tag != "wbr":
+        # Images, inputs etc. contribute no text (alt, title and value are attributes), only a gap.
+        out.pieces.append(" ")
+
+
+def _leave(out: _BlockBuilder, el: lxml.html.HtmlElement, tag: str | None, open_links: list[tuple[int, int, str]]) -> None:
+    if tag is None:
+        return
+    if tag in _BLOCK_KIND or tag in _NEUTRAL_BLOCKS:
+        out.close_block()
+    elif tag == "a" and "href" in el.attrib and open_links:
+        serial, start, href = open_links.pop()
+        # If a block boundary fell inside the link, keep the part in the current block.
+        text = _SPACES.sub(" ", "".join(out.pieces[start if serial == out.serial else 0 :])).strip()
+        if text:
+            out.links.append(Link(text, href))
+
+
+def _project_html_flat(content: str) -> list[Block]:
+    """Fallback for documents nested deeper than libxml2 accepts (it drops everything past depth
+    2048): a flat tag scanner with the same visibility rules, so the rest of the page is not lost.
+    Implicitly closed elements are not repaired, which only affects block kinds."""
+    out = _BlockBuilder()
+    stack: list[_FlatElement] = []
+    open_links: list[tuple[int, int, str]] = []
+    open_counts: dict[str, int] = {}
+    position = 0
+    ended = True
+    for start, end, closing, name, rest in _iter_tags(content):
+        visible_here = stack[-1].content_visible if stack else True
+        if visible_here and start > position:
+            out.pieces.append(html.unescape(content[position:start]))
+        position = end
+        ended = not (name is not None and not closing and name.lower() in _RAW_TEXT_TAGS)
+        if name is None:
+            continue  # comment
+        tag = name.lower()
+        if closing:
+            # Per-tag counts keep stray closing tags O(1); a matching one pops what it closes.
+            if open_counts.get(tag):
+                index = next(i for i in range(len(stack) - 1, -1, -1) if stack[i].tag == tag)
+                for element in reversed(stack[index:]):
+                    _leave_flat(out, element, open_links)
+                    open_counts[element.tag] -= 1
+                del stack[index:]
+            continue
+        attrs = _parse_attributes(rest)
+        visible = visible_here and not _element_hides(tag, attrs)
+        parent = stack[-1] if stack else None
+        if tag == "summary" and parent is not None and parent.closed_details and not parent.summary_shown:
+            parent.summary_shown = True
+            visible = parent.visible  # the first direct summary of a closed <details> shows
+        if tag == "br":
+            if visible:
+                out.pieces.append("\n") if out.in_code() else out.flush()
+            continue
+        element = _FlatElement(tag, visible)
+        if visible:
+            if tag in _BLOCK_KIND or tag in _NEUTRAL_BLOCKS:
+                out.open_block(tag)
+                element.opened_block = True
+            elif tag == "a" and "href" in attrs:
+                open_links.append((out.serial, len(out.pieces), attrs.get("href", "")))
+                element.opened_link = True
+            elif tag in _VOID_TAGS and tag != "wbr":
+                out.pieces.append(" ")
+        if tag in _VOID_TAGS or rest.rstrip().endswith("/"):
+            _leave_flat(out, element, open_links)
+            continue
+        element.closed_details = tag == "details" and "open" not in attrs
+        element.content_visible = visible and not element.closed_details
+        stack.append(element)
+        open_counts[tag] = open_counts.get(tag, 0) + 1
+    if ended and (stack[-1].content_visible if stack else True) and position < len(content):
+        out.pieces.append(html.unescape(content[position:]))
+    out.flush()
+    return out.blocks
+
+
+@dataclass
+class _FlatElement:
+    tag: str
+    visible: bool
+    content_visible: bool = False
+    closed_details: bool = False
+    summary_shown: bool = False
+    opened_block: bool = False
+    opened_link: bool = False
+
+
+def _leave_flat(out: _BlockBuilder, element: _FlatElement, open_links: list[tuple[int, int, str]]) -> None:
+    if element.opened_block:
+        out.close_block()
+    elif element.opened_link and open_links:
+        serial, start, href = open_links.pop()
+        text = _SPACES.sub(" ", "".join(out.pieces[start if serial == out.serial else 0 :])).strip()
+        if text:
+            out.links.append(Link(text, href))
+
+
+# --- Markdown --------------------------------------------------------------------------------------
+
+# markdown-it silently drops content nested deeper than maxNesting (20 in the CommonMark preset:
+# only 10 nested list levels). 100 keeps real documents whole and stays far from Python's recursion limit.
+_MARKDOWN = MarkdownIt("commonmark", {"maxNesting": 100}).enable(["table", "strikethrough"])
+# Keep link targets as written: URL re-encoding costs seconds on large answers and link checks
+# compare targets themselves.
+_MARKDOWN.normalizeLink = lambda url: url  # type: ignore[method-assign]
+# Inline parsing is run lazily by project_markdown: most of markdown-it's time goes there, and an
+# inline without any markup character is its own reader text.
+_MARKDOWN.disable(["inline", "text_join"])
+_INLINE_MARKUP = re.compile(r"[\\`*_~\[\]!<&]")
+_HTML_TAG_TOKEN = re.compile(r"<!--|<(/?)([A-Za-z][A-Za-z0-9-]*)((?:\"[^\"]*\"|'[^']*'|[^'\">])*)>")
+_RAW_TEXT_TAGS = frozenset({"script", "style", "textarea", "title"})
+
+
+def _iter_tags(markup: str) -> Iterator[tuple[int, int, str, str | None, str]]:
+    """Yield ``(start, end, closing, name, rest)`` for every tag and comment (name ``None``) in
+    ``markup``. The content of script/style/textarea/title is skipped to its closing tag, so a ``<``
+    inside a script cannot open a phantom element."""
+    position = 0
+    while True:
+        match = _HTML_TAG_TOKEN.search(markup, position)
+        if match is None:
+            return
+        closing, name, rest = match.groups()
+        if name is None:  # a comment; str.find keeps unclosed comments linear
+            end = markup.find("-->", match.end())
+            if end < 0:
+                yield match.start(), len(markup), "", None, ""
+                return
+            yield match.start(), end + 3, "", None, ""
+            position = end + 3
+            continue
+        yield match.start(), match.end(), closing, name, rest
+        position = match.end()
+        if name is not None and not closing and name.lower() in _RAW_TEXT_TAGS:
+            end = re.compile(rf"</{name}\s*>", re.I).search(markup, position)
+            if end is None:
+                return  # unclosed: the rest of the document is its raw text
+            yield end.start(), end.end(), "/", name, ""
+            position = end.end()
+
+
+_DECORATION_TOKENS = frozenset({"em_open", "em_close", "strong_open", "strong_close", "s_open", "s_close"})
+_ATTRIBUTE = re.compile(r"([^\s\"'>/=]+)(?:\s*=\s*(?:\"([^\"]*)\"|'([^']*)'|([^\s\"'=<>`]+)))?")
+
+
+def _parse_attributes(raw: str) -> dict[str, str]:
+    attrs: dict[str, str] = {}
+    for name, dq, sq, bare in _ATTRIBUTE.findall(raw):
+        attrs.setdefault(name.lower(), dq or sq or bare)
+    return attrs
+
+
+class _RawHtmlTracker:
+    """Tracks elements opened by raw HTML blocks in Markdown whose content continues in later
+    Markdown blocks, e.g. ``<details>`` … Markdown … ``</details>``. While an invisible one is open,
+    the Markdown in between is hidden too (SPEC §3.2: HTML inside Markdown follows the HTML rules)."""
+
+    def __init__(self) -> None:
+        self.stack: list[tuple[str, bool]] = []  # (tag, hides)
+        self.counts: dict[str, int] = {}  # open elements per tag: stray closing tags cost O(1)
+        self.hiding_open = 0  # open elements that hide their content
+
+    @property
+    def hiding(self) -> bool:
+        return self.hiding_open > 0
+
+    def feed(self, markup: str) -> None:
+        for _start, _end, closing, name, rest in _iter_tags(markup):
+            if name is None:
+                continue  # comment
+            name = name.lower()
+            if closing:
+                if self.counts.get(name):
+                    while self.stack:
+                        tag, hides = self.stack.pop()
+                        self.counts[tag] -= 1
+                        self.hiding_open -= hides
+                        if tag == name:
+                            break
+            elif name not in _VOID_TAGS and not rest.rstrip().endswith("/"):
+                attrs = _parse_attributes(rest)
+                hides = _element_hides(name, attrs) or (name == "details" and "open" not in attrs)
+                self.stack.append((name, hides))
+                self.counts[name] = self.counts.get(name, 0) + 1
+                self.hiding_open += hides
+
+
+def project_markdown(content: str) -> list[Block]:
+    """Reader-text blocks of a Markdown document (SPEC §3.2): CommonMark with tables and
+    strikethrough. Link text kept (targets in ``links``), images and their alt text dropped,
+    decoration dropped, fenced/indented code kept as ``code`` blocks, raw HTML projected by the
+    HTML rules. Soft and hard line breaks inside a paragraph are kept as ``\\n``."""
+    env: dict[str, object] = {}
+    tokens = _MARKDOWN.parse(content, env)
+    blocks: list[Block] = []
+    containers: list[str] = []  # enclosing list items / quotes, innermost last
+    leaf: tuple[str, int] = (PARAGRAPH, 0)
+    raw_html = _RawHtmlTracker()
+    for token in tokens:
+        kind = token.type
+        if kind == "html_block":
+            if not raw_html.hiding:
+                blocks.extend(project_html(token.content))
+            raw_html.feed(token.content)
+            continue
+        if kind == "list_item_open":
+            containers.append(LIST_ITEM)
+        elif kind == "blockquote_open":
+            containers.append(QUOTE)
+        elif kind in ("list_item_close", "blockquote_close"):
+            if containers:
+                containers.pop()
+        elif kind == "heading_open":
+            leaf = (HEADING, int(token.tag[1]))
+        elif kind in ("th_open", "td_open"):
+            leaf = (TABLE_CELL, 0)
+        elif kind == "paragraph_open":
+            leaf = (containers[-1] if containers else PARAGRAPH, 0)
+        elif kind in ("fence", "code_block"):
+            text = token.content.strip("\n").rstrip()
+            if text and not raw_html.hiding:
+                blocks.append(Block(CODE, 0, text))
+        elif kind == "inline" and not raw_html.hiding:
+            blocks.extend(_inline_blocks(token, leaf, env))
+    return blocks
+
+
+def _inline_blocks(token: Token, leaf: tuple[str, int], env: dict[str, object]) -> list[Block]:
+    kind, level = leaf
+    if not _INLINE_MARKUP.search(token.content):
+        # No emphasis, code, link, image, HTML, entity or escape: the text is the reader text.
+        text = "\n".join(line.strip() for line in token.content.split("\n")).strip()
+        return [Block(kind, level, text)] if text else []
+    children: list[Token] = []
+    _MARKDOWN.inline.parse(token.content, _MARKDOWN, env, children)
+    if any(child.type == "html_inline" for child in children):
+        # Inline HTML (e.g. <span hidden>, <br>) follows the HTML rules: render and project.
+        # Soft breaks become <br> so the paragraph's lines survive as lines (SPEC §3.3 title lines).
+        rendered = [_render_ready(c) for c in children]
+        html = _MARKDOWN.renderer.renderInline(rendered, _MARKDOWN.options, {})
+        parts = project_html(html)
+        if all(b.kind == PARAGRAPH for b in parts):
+            if not parts:
+                return []
+            text = "\n".join(b.text for b in parts)
+            return [Block(kind, level, text, tuple(link for b in parts for link in b.links))]
+        return [b if b.kind != PARAGRAPH else Block(kind, level, b.text, b.links) for b in parts]
+    pieces: list[str] = []
+    links: list[Link] = []
+    open_links: list[tuple[int, str]] = []
+    for child in children:
+        ctype = child.type
+        if ctype in ("text", "code_inline", "text_special"):
+            pieces.append(child.content)
+        elif ctype in ("softbreak", "hardbreak"):
+            pieces.append("\n")
+        elif ctype == "link_open":
+            open_links.append((len(pieces), str(child.attrGet("href") or "")))
+        elif ctype == "link_close" and open_links:
+            start, href = open_links.pop()
+            link_text = _SPACES.sub(" ", "".join(pieces[start:])).strip()
+            if link_text:
+                links.append(Link(link_text, href))
+        elif ctype == "image":
+            continue  # images and their alt text are not reader text
+        elif child.content and not child.children and ctype not in _DECORATION_TOKENS:
+            pieces.append(child.content)
+    text = "".join(pieces)
+    if "\n" in text:
+        text = "\n".join(line.strip() for line in text.split("\n"))
+    text = text.strip()
+    return [Block(kind, level, text, tuple(links))] if text else []
+
+
+def _render_ready(token: Token) -> Token:
+    if token.type == "softbreak":
+        return Token("hardbreak", "br", 0)
+    if token.type == "text_special":  # escapes and entities; text_join is disabled above
+        return Token("text", "", 0, content=token.content)
+    return token
+
+
+def iter_lines(blocks: Iterable[Block]) -> Iterable[tuple[Block, str]]:
+    """Every (block, line) pair: each block's own text and, for multi-line blocks, each line."""
+    for block in blocks:
+        yield block, block.text
+        if "\n" in block.text:
+            for line in block.lines():
+                yield block, line

@@ -1,0 +1,218 @@
+"""Projection of HTML, Markdown and plain text to reader text (SPEC §3.2)."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from lexbench.scoring.projection import Link, project, sniff_format
+
+
+def visible(html: str) -> str:
+    return project(html, "html").text
+
+
+# --- HTML visibility ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "hidden_markup",
+    [
+        '<div style="display:none">SECRET</div>',
+        '<div style="DISPLAY : None !important">SECRET</div>',
+        "<p style='color: red; visibility:hidden'>SECRET</p>",
+        "<p hidden>SECRET</p>",
+        '<section hidden="until-found"><p>SECRET</p></section>',
+        "<template><p>SECRET</p></template>",
+        "<noscript>SECRET</noscript>",
+        "<script>var SECRET = 1;</script>",
+        "<style>.SECRET { color: red }</style>",
+        "<textarea>SECRET</textarea>",
+        '<div hidden><div><span style="display:block">SECRET</span></div></div>',
+    ],
+)
+@pytest.mark.parametrize("depth", [0, 2100], ids=["tree", "too-deep-for-libxml2"])
+def test_hidden_html_never_counts(hidden_markup: str, depth: int) -> None:
+    page = f"<p>Before</p>{hidden_markup}<p>After</p>"
+    text = visible("<html><body>" + "<div>" * depth + page + "</div>" * depth + "</body></html>")
+    assert "SECRET" not in text
+    assert "Before" in text and "After" in text
+
+
+def test_head_title_alt_title_attributes_and_input_values_are_not_text() -> None:
+    text = visible(
+        "<html><head><title>HEADTITLE</title><meta name=description content=META></head><body>"
+        '<img alt="ALTTEXT" title="TIPTEXT" src="x.png"><input value="INPUTVALUE"><input type=hidden value=H>'
+        '<a href="/x" title="LINKTIP">Read more</a></body></html>'
+    )
+    for word in ("HEADTITLE", "META", "ALTTEXT", "TIPTEXT", "INPUTVALUE", "LINKTIP"):
+        assert word not in text
+    assert "Read more" in text
+
+
+@pytest.mark.parametrize("depth", [0, 2100], ids=["tree", "too-deep-for-libxml2"])
+def test_closed_details_shows_only_its_first_direct_summary(depth: int) -> None:
+    text = visible(
+        "<div>" * depth
+        + "<details>LOOSE<summary>First summary</summary><p>FOLDED</p><summary>SECOND</summary></details>"
+        "<details><div><summary>NESTED</summary></div></details>"
+        + "</div>" * depth
+    )
+    assert "First summary" in text
+    for word in ("LOOSE", "FOLDED", "SECOND", "NESTED"):
+        assert word not in text
+
+
+def test_open_details_keeps_everything() -> None:
+    text = visible("<details open><summary>Summary</summary><p>Unfolded text</p></details>")
+    assert "Summary" in text and "Unfolded text" in text
+
+
+def test_text_after_a_hidden_element_stays_visible() -> None:
+    assert visible('<p>Start <span hidden>gone</span>tail end</p>') == "Start tail end"
+
+
+def test_aria_hidden_is_not_hidden() -> None:
+    assert "Shown" in visible('<p aria-hidden="true">Shown</p>')
+
+
+def test_html_blocks_and_kinds() -> None:
+    projection = project(
+        "<h2>Heading <a href='/h'>two</a></h2><p>One<br>Two</p><ul><li>Item</li></ul>"
+        "<blockquote>Quoted</blockquote><pre>line 1\nline 2</pre><table><tr><td>Cell</td></tr></table>",
+        "html",
+    )
+    kinds = [(b.kind, b.level, b.text) for b in projection.blocks]
+    assert kinds == [
+        ("heading", 2, "Heading two"),
+        ("paragraph", 0, "One"),
+        ("paragraph", 0, "Two"),
+        ("list_item", 0, "Item"),
+        ("quote", 0, "Quoted"),
+        ("code", 0, "line 1\nline 2"),
+        ("table_cell", 0, "Cell"),
+    ]
+    assert projection.blocks[0].links == (Link("two", "/h"),)
+    assert projection.text == "Heading two\nOne\nTwo\nItem\nQuoted\nline 1\nline 2\nCell"
+
+
+@pytest.mark.parametrize(
+    "broken",
+    ["", "   \n ", "<!-- only a comment -->", "<?php echo 1 ?>", "<html><body><p>unclosed <b>bold",
+     '<?xml version="1.0" encoding="latin-1"?><p>Déjà vu</p>', "a\x00b<p>nul</p>", "</p></div></body>", "<<<>>>&&&"],
+)
+def test_broken_html_never_crashes(broken: str) -> None:
+    projection = project(broken, "html")
+    assert isinstance(projection.text, str)
+
+
+def test_xml_declaration_and_comments_keep_surrounding_text() -> None:
+    assert visible('<?xml version="1.0" encoding="latin-1"?><p>Déjà <!-- c -->vu</p>') == "Déjà vu"
+
+
+def test_deeply_nested_html_keeps_all_visible_text() -> None:
+    # libxml2 gives up past 2048 levels; the projection must neither recurse nor lose the rest.
+    text = visible("<p>start</p>" + "<div>" * 5000 + "deep" + "</div>" * 5000 + "<p>after</p><p hidden>SECRET</p>")
+    assert text == "start\ndeep\nafter"
+
+
+def test_script_with_less_than_sign_does_not_swallow_the_page() -> None:
+    source = "<script>if (a<b) run()</script>\n\nVisible paragraph\n"
+    assert project(source, "markdown").text == "Visible paragraph"
+
+
+# --- Markdown ----------------------------------------------------------------------------------------
+
+
+def test_markdown_keeps_link_text_and_separates_targets() -> None:
+    projection = project("See [the harbour report](https://example.com/r) now.", "markdown")
+    assert projection.text == "See the harbour report now."
+    assert projection.blocks[0].links == (Link("the harbour report", "https://example.com/r"),)
+
+
+def test_markdown_drops_images_and_their_alt_text() -> None:
+    assert project("Before ![ALTTEXT](pic.png) after", "markdown").text == "Before  after"
+
+
+def test_markdown_drops_decoration() -> None:
+    source = "## **Bold** heading\n\n> quoted _text_\n\n- item ~~one~~\n\n| a | b |\n|---|---|\n| c | d |\n"
+    projection = project(source, "markdown")
+    assert [(b.kind, b.text) for b in projection.blocks] == [
+        ("heading", "Bold heading"),
+        ("quote", "quoted text"),
+        ("list_item", "item one"),
+        ("table_cell", "a"),
+        ("table_cell", "b"),
+        ("table_cell", "c"),
+        ("table_cell", "d"),
+    ]
+
+
+def test_markdown_code_blocks_are_kept_as_code_blocks() -> None:
+    projection = project("Intro\n\n```python\nprint('kept')\n```\n\n    indented code\n", "markdown")
+    assert [(b.kind, b.text) for b in projection.blocks] == [
+        ("paragraph", "Intro"),
+        ("code", "print('kept')"),
+        ("code", "indented code"),
+    ]
+
+
+def test_deeply_nested_markdown_keeps_its_text() -> None:
+    nested_list = "".join("  " * i + f"- item{i}\n" for i in range(30))
+    assert "item29" in project(nested_list + "\nafter the list\n", "markdown").text
+    assert "deep quote" in project(">" * 40 + " deep quote\n", "markdown").text
+
+
+def test_markdown_paragraph_lines_survive_as_lines() -> None:
+    projection = project("Title line\nBody *starts* here", "markdown")
+    assert projection.blocks[0].lines() == ["Title line", "Body starts here"]
+
+
+def test_markdown_html_follows_the_html_rules() -> None:
+    source = (
+        "Visible <span hidden>SECRET</span> text\n\n"
+        '<div style="display:none">SECRET</div>\n\n'
+        "<details>\n<summary>Fold</summary>\n\nSECRET inside the fold\n\n</details>\n\n"
+        "After &amp; done"
+    )
+    text = project(source, "markdown").text
+    assert "SECRET" not in text
+    assert "Visible" in text and "Fold" in text and "After & done" in text
+
+
+# --- plain text and sniffing ---------------------------------------------------------------------------
+
+
+def test_plain_text_keeps_text_and_makes_one_block_per_line() -> None:
+    projection = project("First line\n\n  Second line  \n", "text")
+    assert projection.text == "First line\n\n  Second line  \n"
+    assert [b.text for b in projection.blocks] == ["First line", "Second line"]
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        ("<!doctype html><html><body>x</body></html>", "html"),
+        ("<div><p>One</p><p>Two</p><p>Three</p></div>", "html"),
+        ("# Heading\n\nText", "markdown"),
+        ("Intro\n\n- one\n- two", "markdown"),
+        ("A [link](https://x.example) here", "markdown"),
+        ("Just a sentence.\nAnd another one.", "text"),
+        ("# Heading<br>\n\n- one<br>\n- two<br>\n- three\n\nA [link](https://x.example)", "markdown"),
+        ("<!-- a --><!-- b --><html><body>x</body></html>", "html"),
+        ("", "text"),
+    ],
+)
+def test_sniff_format(content: str, expected: str) -> None:
+    assert sniff_format(content) == expected
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.text(alphabet=st.sampled_from(list("<>/=\"' abcdiv&#;!-\n*_[]()`#>|")), max_size=200),
+    st.sampled_from(["html", "markdown", "text", None]),
+)
+def test_projection_never_raises(content: str, content_format: str | None) -> None:
+    projection = project(content, content_format)
+    assert all(block.text for block in projection.blocks)
