@@ -13,20 +13,18 @@ from dataclasses import dataclass
 from lexbench.providers.result import ErrorType, ProviderResult
 from lexbench.verdict import Outcome
 
-# Operator setup problems: the method was never really tried.
-_SETUP_ERRORS = frozenset(
-    {ErrorType.AUTH, ErrorType.QUOTA, ErrorType.RATE_LIMITED, ErrorType.MISSING_CREDENTIALS, ErrorType.INFRASTRUCTURE}
-)
-# The fetch service's own HTTP status → the setup problem it means.
-_SETUP_API_STATUS = {401: ErrorType.AUTH, 403: ErrorType.AUTH, 402: ErrorType.QUOTA, 429: ErrorType.RATE_LIMITED}
-
+# Operator setup problems: the method was never really tried. Keyed by ErrorType value so that a
+# class the provider layer adds (replay_unreachable) is recognised without importing a new member.
 _SETUP_ADVICE = {
-    ErrorType.AUTH: "the service rejected the credentials; check the provider's API key",
-    ErrorType.QUOTA: "the provider's quota or credit is exhausted; top it up or use another account",
-    ErrorType.RATE_LIMITED: "the service rate-limited the call; lower parallelism (-n) or retry later",
-    ErrorType.MISSING_CREDENTIALS: "credentials are missing; set the provider's environment variable",
-    ErrorType.INFRASTRUCTURE: "a harness component failed (replay server, local preflight); fix the setup and rerun",
+    "auth": "the service rejected the credentials; check the provider's API key",
+    "quota": "the provider's quota or credit is exhausted; top it up or use another account",
+    "rate_limited": "the service rate-limited the call; lower parallelism (-n) or retry later",
+    "missing_credentials": "credentials are missing; set the provider's environment variable",
+    "infrastructure": "a harness component failed (replay server, local preflight); fix the setup and rerun",
+    "replay_unreachable": "a hosted service cannot reach the local replay server; run it against live pages",
 }
+# The fetch service's own HTTP status → the setup problem it means.
+_SETUP_API_STATUS = {401: "auth", 403: "auth", 402: "quota", 429: "rate_limited"}
 
 
 @dataclass(frozen=True)
@@ -57,21 +55,22 @@ def assess_call(result: ProviderResult) -> CallAssessment:
     """Classify one provider call (SPEC §3.1). Pure; never raises.
 
     In order: an operator setup problem (error type auth/quota/rate_limited/missing_credentials/
-    infrastructure, or service API status 401/403/402/429) → ``UNRESOLVABLE``; a known non-2xx
+    infrastructure/replay_unreachable, or service API status 401/403/402/429) → ``UNRESOLVABLE``; a known non-2xx
     ``metadata.upstream_status`` → ``FAIL`` ``upstream_status`` (the content is kept for diagnostics);
     any other error type or ``success=False`` → ``FAIL`` with that error type; a non-2xx service API
     status → ``FAIL`` (``service_error`` for 5xx, else ``api_status``); empty or whitespace-only
     content → ``FAIL`` ``empty_content``; otherwise ok.
     """
     meta = result.metadata
-    setup = result.error_type if result.error_type in _SETUP_ERRORS else _SETUP_API_STATUS.get(meta.api_http_status or 0)
+    error = result.error_type.value if result.error_type is not None else None
+    setup = error if error in _SETUP_ADVICE else _SETUP_API_STATUS.get(meta.api_http_status or 0)
     if setup is not None:
         api = f" (service API answered {meta.api_http_status})" if meta.api_http_status else ""
         return CallAssessment(
             ok=False,
             outcome=Outcome.UNRESOLVABLE,
-            failure_class=setup.value,
-            message=f"{setup.value}{api}: {_SETUP_ADVICE[setup]}{_detail(result)}",
+            failure_class=setup,
+            message=f"{setup}{api}: {_SETUP_ADVICE[setup]}{_detail(result)}",
         )
     upstream = meta.upstream_status
     if upstream is not None and not 200 <= upstream < 300:
@@ -80,8 +79,8 @@ def assess_call(result: ProviderResult) -> CallAssessment:
             f"the target page answered {upstream} (metadata.upstream_status); "
             "the content was kept but a failed call cannot pass",
         )
-    if result.error_type is not None or not result.success:
-        failure = result.error_type.value if result.error_type is not None else "call_failed"
+    if error is not None or not result.success:
+        failure = error or "call_failed"
         return _fail(failure, f"the provider reported {failure}{_detail(result)}")
     api_status = meta.api_http_status
     if api_status is not None and not 200 <= api_status < 300:

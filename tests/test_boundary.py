@@ -100,3 +100,11 @@ def test_empty_content_on_success_fails(content: str) -> None:
 
 def test_upstream_redirect_status_fails() -> None:
     assert assess_call(result(upstream=301)).failure_class == "upstream_status"
+
+
+@pytest.mark.skipif(not hasattr(ErrorType, "REPLAY_UNREACHABLE"), reason="provider layer has no replay_unreachable yet")
+def test_replay_unreachable_is_unresolvable() -> None:
+    error_type = ErrorType("replay_unreachable")
+    assessment = assess_call(result(content="", success=False, error_type=error_type, api=None, upstream=None))
+    assert assessment.outcome is Outcome.UNRESOLVABLE
+    assert assessment.failure_class == "replay_unreachable"
