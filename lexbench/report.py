@@ -21,6 +21,8 @@ CONTRACT_TITLES = {
     "rendered_html": "Rendered HTML (diagnostics)",
     "control": "Controls (scorer sanity checks, not providers)",
 }
+LEADERBOARD_COMPONENTS = (Component.TITLE, Component.REGIONS, Component.ENDING, Component.STABLE_GROUPS)
+"""Components whose pass rates sit beside every leaderboard row."""
 COMPONENT_COLUMNS = (Component.CALL, Component.TITLE, Component.REGIONS, Component.ENDING,
                      Component.STABLE_GROUPS, Component.PAGE_IDENTITY, Component.COMMENTS, Component.POSTS)
 
@@ -39,12 +41,18 @@ class ProviderSummary:
     latency_p95: float | None
     noise: float | None
     component_failures: dict[str, int]
+    component_scored: dict[str, int]
     failure_classes: dict[str, int]
 
     @property
     def pass_rate(self) -> float | None:
         scored = self.passed + self.failed
         return self.passed / scored if scored else None
+
+    def component_pass_rate(self, component: Component) -> float | None:
+        """Share of items where ``component`` was scored and passed; ``None`` when never scored."""
+        scored = self.component_scored.get(component.value, 0)
+        return (scored - self.component_failures.get(component.value, 0)) / scored if scored else None
 
 
 def percentile(values: Sequence[float], share: float) -> float | None:
@@ -67,8 +75,11 @@ def summarise(rows: Iterable[RunRow]) -> list[ProviderSummary]:
         latencies = [row.latency_s for row in items if row.latency_s is not None and row.outcome is not Outcome.UNRESOLVABLE]
         ratios = [row.content_chars / row.reference_chars for row in items if row.reference_chars and row.outcome is not Outcome.UNRESOLVABLE]
         failures: Counter[str] = Counter()
+        scored: Counter[str] = Counter()
         for row in items:
             for component in row.components:
+                if component.passed is not None:
+                    scored[component.name.value] += 1
                 if component.passed is False:
                     failures[component.name.value] += 1
         classes = Counter(row.failure_class for row in items if row.outcome is not Outcome.PASS and row.failure_class)
@@ -84,6 +95,7 @@ def summarise(rows: Iterable[RunRow]) -> list[ProviderSummary]:
                 latency_p95=percentile(latencies, 0.95),
                 noise=statistics.median(ratios) if ratios else None,
                 component_failures=dict(failures),
+                component_scored=dict(scored),
                 failure_classes=dict(sorted(classes.items())),
             )
         )
@@ -113,11 +125,13 @@ def leaderboard_lines(summaries: Sequence[ProviderSummary]) -> list[str]:
         if not group:
             continue
         lines += [f"### {heading}", "",
-                  "| provider | items | pass | fail | unresolvable | pass rate | p50 s | p95 s | noise (answer ÷ reference) |",
-                  "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+                  "| provider | items | pass | fail | unresolvable | pass rate | title | regions | ending | stable groups "
+                  "| p50 s | p95 s | noise (answer ÷ reference) |",
+                  "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
         for s in group:
+            parts = " | ".join(_pct(s.component_pass_rate(c)) for c in LEADERBOARD_COMPONENTS)
             lines.append(f"| {s.provider} | {s.items} | {s.passed} | {s.failed} | {s.unresolvable} | {_pct(s.pass_rate)} "
-                         f"| {_secs(s.latency_p50)} | {_secs(s.latency_p95)} | {_ratio(s.noise)} |")
+                         f"| {parts} | {_secs(s.latency_p50)} | {_secs(s.latency_p95)} | {_ratio(s.noise)} |")
         lines.append("")
     columns = [c for c in COMPONENT_COLUMNS if any(s.component_failures.get(c.value) for s in summaries)]
     if columns:
@@ -159,9 +173,21 @@ def render_markdown(rows: Sequence[RunRow], manifest: dict) -> str:
 
 
 def render_terminal(rows: Sequence[RunRow]) -> list[str]:
-    """A compact fixed-width leaderboard for the end of the pytest session."""
-    out = [f"{'provider':<20} {'contract':<8} {'pass':>5} {'fail':>5} {'unres':>5} {'rate':>8} {'p50 s':>7} {'noise':>7}"]
+    """A compact fixed-width leaderboard for the end of the pytest session.
+
+    Beside the verdict counts it shows each main component's pass rate, so a provider that fails
+    every case on one component (say, stable site text) is not mistaken for one that misses bodies.
+    """
+    names = {Component.TITLE: "title", Component.REGIONS: "regions", Component.ENDING: "ending",
+             Component.STABLE_GROUPS: "stable"}
+    head = f"{'provider':<20} {'contract':<8} {'pass':>5} {'fail':>5} {'unres':>5} {'rate':>8}"
+    head += "".join(f" {names[c]:>8}" for c in LEADERBOARD_COMPONENTS) + f" {'p50 s':>7} {'noise':>7}"
+    out = [head]
     for s in summarise(rows):
-        out.append(f"{s.provider:<20} {s.output_contract:<8} {s.passed:>5} {s.failed:>5} {s.unresolvable:>5} "
-                   f"{_pct(s.pass_rate):>8} {_secs(s.latency_p50):>7} {_ratio(s.noise):>7}")
+        line = (f"{s.provider:<20} {s.output_contract:<8} {s.passed:>5} {s.failed:>5} {s.unresolvable:>5} "
+                f"{_pct(s.pass_rate):>8}")
+        line += "".join(f" {_pct(s.component_pass_rate(c)):>8}" for c in LEADERBOARD_COMPONENTS)
+        out.append(line + f" {_secs(s.latency_p50):>7} {_ratio(s.noise):>7}")
+    out.append("rate = pass ÷ (pass + fail); component columns = share of scored items where it passed; "
+               "noise = median answer ÷ reference size")
     return out

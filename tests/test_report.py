@@ -35,3 +35,18 @@ def test_percentile_nearest_rank():
     assert percentile([], 0.5) is None
     assert percentile([3.0, 1.0, 2.0], 0.5) == 2.0
     assert percentile([float(i) for i in range(1, 101)], 0.95) == 95.0
+
+
+def test_component_pass_rates_show_where_a_provider_fails():
+    rows = [row("a", "c1", Outcome.FAIL, failed=[Component.STABLE_GROUPS]),
+            row("a", "c2", Outcome.FAIL, failed=[Component.STABLE_GROUPS])]
+    for r in rows:
+        r.components.append(ComponentResult(name=Component.REGIONS, passed=True))
+    (summary,) = summarise(rows)
+    assert summary.component_pass_rate(Component.REGIONS) == 1.0
+    assert summary.component_pass_rate(Component.STABLE_GROUPS) == 0.0
+    assert summary.component_pass_rate(Component.TITLE) is None
+    from lexbench.report import render_terminal
+    header, line, legend = render_terminal(rows)
+    assert "regions" in header and "stable" in header
+    assert "100.0 %" in line and "0.0 %" in line and "noise" in legend
