@@ -30,6 +30,11 @@ def recompile(root):
     ("change", "message"),
     [
         (lambda c: c["body"].update(contract_version=1), "version 1 is unsupported"),
+        (lambda c: c["body"].update(contract_version=7), "version 7 is unknown: this lexbench reads version 4"),
+        (lambda c: c["stable_groups"][0].update(basis=""),
+         "stable_groups.0.basis: Value error, an empty basis override is invalid: omit the field to use "
+         "stable_text_review_defaults"),
+        (lambda c: c["stable_text_review_defaults"].update(observed=" "), "an empty observed override is invalid"),
         (lambda c: c.update(delivery="file"), "delivery 'file' is reserved"),
         (lambda c: c.update(page_identity=["Tidal (turbines"]), "does not compile"),
         (lambda c: c["body"]["reference_scope"].update(end=""), "reference_scope.end"),

@@ -21,7 +21,15 @@ from datetime import date
 from enum import StrEnum
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 CASE_ID_PATTERN = r"^[a-z][a-z0-9]*(?:-[a-z0-9]+)*-\d{3}-[a-z]{2,3}(?:-[a-z0-9]+)+$"
 """``<category>-<NNN>-<lang>-<slug>``, e.g. ``article-042-en-wsj-stadia`` (SPEC §2)."""
@@ -174,6 +182,11 @@ class BodyRule(Model):
     def _supported_version(cls, value: object) -> object:
         if value in (1, 2):
             raise ValueError(f"body contract version {value} is unsupported; compile the case as version 4")
+        if value not in (3, 4):
+            raise ValueError(
+                f"body contract version {value!r} is unknown: this lexbench reads version 4 (current) and "
+                "3 (legacy, for older frozen inputs)"
+            )
         return value
 
     @model_validator(mode="after")
@@ -191,11 +204,26 @@ class BodyRule(Model):
         return self
 
 
+_FIELD_WORDS = {"basis": "stability basis", "observed": "observation date"}
+
+
+def _empty_override(value: object, field: str | None, instead: str) -> object:
+    # An empty string would silently stand for "use the default" (or for nothing): say so instead.
+    if isinstance(value, str) and not value.strip():
+        raise ValueError(f"an empty {field} override is invalid: {instead} {_FIELD_WORDS.get(field or '', field)}")
+    return value
+
+
 class StableTextDefaults(Model):
     """Per-case defaults for stable groups' basis and observation date; explicit row values win."""
 
     basis: NonEmpty | None = None
     observed: date | None = None
+
+    @field_validator("basis", "observed", mode="before")
+    @classmethod
+    def _no_empty_default(cls, value: object, info: ValidationInfo) -> object:
+        return _empty_override(value, info.field_name, "omit the field or give the")
 
 
 class StableGroup(Model):
@@ -211,6 +239,11 @@ class StableGroup(Model):
     location: NonEmpty
     basis: NonEmpty | None = None
     observed: date | None = None
+
+    @field_validator("basis", "observed", mode="before")
+    @classmethod
+    def _no_empty_override(cls, value: object, info: ValidationInfo) -> object:
+        return _empty_override(value, info.field_name, "omit the field to use stable_text_review_defaults, or give the")
 
 
 class CaseRule(Model):
