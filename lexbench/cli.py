@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -20,6 +21,137 @@ def _import_corpus(args: argparse.Namespace) -> int:
     return 0
 
 
+def _suite_pins(root: Path | None, cohort_path: Path) -> dict[str, str]:
+    # Datasets that compile-articles must never write next to: the suite's published one and every prior input.
+    import json
+
+    from lexbench.dataset.bindings import DATASET_NAME, SOURCE_INPUTS_NAME
+    from lexbench.dataset.cohort import load_cohort
+    from lexbench.dataset.compile import sha256_bytes
+
+    pins: dict[str, str] = {}
+    if cohort_path.is_file():
+        for entry in load_cohort(cohort_path).history:
+            if entry.prior_input is not None:
+                pins[entry.prior_input.dataset_sha256] = entry.prior_input.source_inputs_id
+    if root is not None and (root / DATASET_NAME).is_file():
+        pins[sha256_bytes((root / DATASET_NAME).read_bytes())] = f"suite {root.name}"
+    if root is not None and (root / SOURCE_INPUTS_NAME).is_file():
+        inputs = json.loads((root / SOURCE_INPUTS_NAME).read_text(encoding="utf-8"))
+        pins[inputs["files"][DATASET_NAME]] = inputs["id"]
+    return pins
+
+
+def _suite_arg(root: Path) -> str:
+    from lexbench.dataset.suite import is_committed
+
+    return root.name if is_committed(root) else str(root)
+
+
+def _compile_articles(args: argparse.Namespace) -> int:
+    from lexbench.dataset.bindings import dataset_id
+    from lexbench.dataset.compile import compile_articles, sha256_bytes
+    from lexbench.dataset.suite import suite_root
+
+    started = time.perf_counter()
+    root = suite_root(args.suite or "demo") if args.suite or not args.rules else None
+    rules = Path(args.rules) if args.rules else root / "rules.json"
+    cohort = Path(args.cohort) if args.cohort else rules.parent / "cohort.json"
+    output = Path(args.output)
+    dataset = compile_articles(rules, cohort, Path(args.evidence_home), output, pinned_datasets=_suite_pins(root, cohort))
+    seconds = time.perf_counter() - started
+    suite = dataset.suite
+    print(f"compile-articles: {len(dataset.cases)} cases of {dataset_id(suite.model_dump())} (suite {suite.id}, revision "
+          f"{suite.revision}) verified against {args.evidence_home} in {seconds:.2f} s")
+    print(f"wrote {output} (sha256 {sha256_bytes(output.read_bytes())})")
+    where = f"--suite={_suite_arg(root)}" if root is not None else "--suite=DIR"
+    print(f"nothing is published yet: lexbench publish {where} --dataset={output}")
+    return 0
+
+
+def _publish(args: argparse.Namespace) -> int:
+    from lexbench.dataset.bindings import BINDING_FILES
+    from lexbench.dataset.compile import sha256_bytes
+    from lexbench.dataset.suite import publish_suite, registry_for, suite_root
+
+    root = suite_root(args.suite)
+    registry = Path(args.registry) if args.registry else registry_for(root)
+    published = publish_suite(root, dataset=Path(args.dataset) if args.dataset else None, registry=registry)
+    bindings = published.bindings
+    if published.adopted:
+        print(f"publish: {args.dataset} is now {root / 'dataset.json'}")
+    print(f"publish: bindings of {root / 'dataset.json'} (sha256 {bindings.dataset_sha256}), in order:")
+    for name in BINDING_FILES:
+        print(f"  {name:<22} {sha256_bytes(bindings.files()[name])}")
+    if registry is not None:
+        entry = bindings.registry_entry
+        print(f"  {registry.name:<22} entry {root.name!r}: dataset_id {entry['dataset_id']}, {entry['case_count']} cases "
+              f"({registry})")
+    else:
+        print("  (no registry entry: the suite is not under cases/; pass --registry FILE to record one)")
+    print(f"done in {published.seconds:.2f} s; next: lexbench validate --suite={_suite_arg(root)}, then "
+          "pytest golden --snapshot-update and review the diff")
+    return 0
+
+
+def _validate(args: argparse.Namespace) -> int:
+    from lexbench.dataset.bindings import validate_suite
+    from lexbench.dataset.suite import is_committed, registry_for, resolve_suite_dir
+
+    started = time.perf_counter()
+    root = resolve_suite_dir(args.suite)
+    registry = Path(args.registry) if args.registry else registry_for(root)
+    problems = validate_suite(root, registry=registry, committed=is_committed(root))
+    seconds = time.perf_counter() - started
+    if problems:
+        print(f"validate {root.name}: {len(problems)} problem(s)", file=sys.stderr)
+        for problem in problems:
+            print(f"  {problem}", file=sys.stderr)
+        return 1
+    checked = "dataset.json, rules.json, cohort.json, dataset-catalog.json, tasks.json, source-inputs.json"
+    print(f"validate {root.name}: ok ({checked}{' and the registry entry' if registry else ''} agree; {seconds:.2f} s)")
+    return 0
+
+
+def _verify_inputs(args: argparse.Namespace) -> int:
+    from lexbench.dataset.bindings import verify_inputs
+    from lexbench.dataset.suite import is_committed, registry_for, resolve_suite_dir
+
+    started = time.perf_counter()
+    root = resolve_suite_dir(args.suite)
+    source = Path(args.source)
+    if not source.is_dir():
+        print(f"lexbench verify-inputs: error: --source {source}: no such directory", file=sys.stderr)
+        return 2
+    evidence = Path(args.evidence_home) if args.evidence_home else None
+    problems = verify_inputs(root, source, evidence_home=evidence, registry=registry_for(root), committed=is_committed(root))
+    seconds = time.perf_counter() - started
+    if problems:
+        print(f"verify-inputs {root.name}: {source} does not match the bindings ({len(problems)} problem(s)):",
+              file=sys.stderr)
+        for problem in problems:
+            print(f"  {problem}", file=sys.stderr)
+        return 1
+    print(f"verify-inputs {root.name}: {source} matches: dataset.json and every bound evidence file ({seconds:.2f} s)")
+    return 0
+
+
+def _export_schemas(args: argparse.Namespace) -> int:
+    from lexbench.dataset.schemas import SCHEMA_DIR, stale_schemas, write_schemas
+
+    directory = Path(args.output_dir) if args.output_dir else SCHEMA_DIR
+    if args.check:
+        stale = stale_schemas(directory)
+        if stale:
+            print(f"export-schemas: stale in {directory}: {', '.join(stale)}; run lexbench export-schemas", file=sys.stderr)
+            return 1
+        print(f"export-schemas: {directory} is up to date")
+        return 0
+    for path in write_schemas(directory):
+        print(f"wrote {path}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every verb; each sub-parser's ``handler`` runs it."""
     parser = argparse.ArgumentParser(prog="lexbench", description="lexbench: a benchmark for Web Fetch providers")
@@ -32,6 +164,36 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--limit", type=int, default=None, help="import only the first N pages (in the corpus index order)")
     p.add_argument("--keep-going", action="store_true", help="skip bad pages (listed in import-report.json) instead of stopping")
     p.set_defaults(handler=_import_corpus)
+
+    p = verbs.add_parser("compile-articles", help="compile rules.json + cohort.json against an evidence home into a new dataset.json")
+    p.add_argument("--suite", default=None, help="suite name under cases/ or suite directory (default: demo, unless --rules is given)")
+    p.add_argument("--rules", default=None, help="the rules.json to compile (default: the suite's)")
+    p.add_argument("--cohort", default=None, help="the cohort.json with the approved inventory (default: beside the rules)")
+    p.add_argument("--evidence-home", required=True, help="directory holding the hash-bound captures and references")
+    p.add_argument("--output", required=True, help="new file for the compiled dataset, in a new external directory (never overwritten)")
+    p.set_defaults(handler=_compile_articles)
+
+    p = verbs.add_parser("publish", help="(re)generate a suite's public bindings: catalog, tasks, source inputs, registry entry")
+    p.add_argument("--suite", required=True, help="suite name under cases/ or suite directory")
+    p.add_argument("--dataset", default=None, help="a dataset.json from compile-articles to adopt as the suite's new revision")
+    p.add_argument("--registry", default=None, help="registry file to update (default: cases/registry.json for suites under cases/)")
+    p.set_defaults(handler=_publish)
+
+    p = verbs.add_parser("validate", help="check a suite's bindings against each other and its dataset.json, rules and cohort")
+    p.add_argument("--suite", required=True, help="suite name under cases/ or suite directory")
+    p.add_argument("--registry", default=None, help="registry file to check (default: cases/registry.json for suites under cases/)")
+    p.set_defaults(handler=_validate)
+
+    p = verbs.add_parser("verify-inputs", help="check an external input directory (dataset.json + evidence) against a suite's bindings")
+    p.add_argument("--suite", required=True, help="suite name under cases/ or suite directory")
+    p.add_argument("--source", required=True, help="the input directory: dataset.json and (by default) evidence/")
+    p.add_argument("--evidence-home", default=None, help="where the evidence files are (default: SOURCE/evidence)")
+    p.set_defaults(handler=_verify_inputs)
+
+    p = verbs.add_parser("export-schemas", help="write the JSON Schemas of rules.json and cohort.json (schemas/)")
+    p.add_argument("--output-dir", default=None, help="directory for the schema files (default: the repository's schemas/)")
+    p.add_argument("--check", action="store_true", help="only check that the files are up to date (exit 1 if not)")
+    p.set_defaults(handler=_export_schemas)
     return parser
 
 

@@ -3,6 +3,7 @@
     LexbenchError            anything lexbench raises on purpose; the message says what to do
     ├── RulesError           rules.json / dataset.json / config is malformed (names case and field)
     ├── EvidenceError        an evidence file is missing or does not match its binding
+    ├── BindingError         a suite's public bindings disagree with each other or with dataset.json
     ├── CorpusImportError    a corpus folder cannot be imported (names the file)
     └── ConfigError          provider configuration or command-line selection is invalid
 """
@@ -20,6 +21,11 @@ class RulesError(LexbenchError):
 
 class EvidenceError(LexbenchError):
     """An evidence file is missing, unreadable or does not match its sha256 binding."""
+
+
+class BindingError(LexbenchError):
+    """A suite's public bindings (catalog, tasks, source inputs, registry entry) do not agree with each
+    other, with ``dataset.json`` or with its authoring sources; the message lists every problem."""
 
 
 class CorpusImportError(LexbenchError):

@@ -1,11 +1,14 @@
-"""Build small, valid suite directories on disk for tests (rules.json, evidence/, dataset.json)."""
+"""Build small, valid suite directories on disk for tests (rules.json, cohort.json, evidence/, dataset.json
+and its public bindings)."""
 
 from __future__ import annotations
 
 import json
+from datetime import date
 from pathlib import Path
 
-from lexbench.dataset.compile import bind_reference, dump_json, sha256_bytes
+from lexbench.dataset.cohort import initial_cohort
+from lexbench.dataset.compile import bind_reference, dump_json, load_rules, sha256_bytes
 from lexbench.dataset.suite import build_suite
 
 PAGE = """<!doctype html>
@@ -25,8 +28,9 @@ PAGE = """<!doctype html>
 """
 
 
-def write_suite(root: Path, articles: list[dict], *, suite_id: str = "tiny") -> Path:
-    """Write a reviewed suite of fixed articles under ``root`` and compile it.
+def write_suite(root: Path, articles: list[dict], *, suite_id: str = "tiny", registry: Path | None = None) -> Path:
+    """Write a reviewed suite of fixed articles under ``root`` (rules, cohort, evidence), compile it and
+    publish its bindings (and ``registry``'s entry, when given).
 
     Each article dict has ``slug``, ``title`` and ``paragraphs`` (list of str). Returns ``root``.
     """
@@ -67,7 +71,9 @@ def write_suite(root: Path, articles: list[dict], *, suite_id: str = "tiny") -> 
         })
     rules = {"suite": {"id": suite_id, "revision": 1, "name": "tiny test suite"}, "cases": cases}
     (root / "rules.json").write_bytes(dump_json(rules))
-    build_suite(root)
+    cohort = initial_cohort(load_rules(root / "rules.json"), on=date(2026, 11, 29), summary="tiny test suite")
+    (root / "cohort.json").write_bytes(dump_json(cohort.model_dump(mode="json", exclude_none=True)))
+    build_suite(root, registry=registry)
     return root
 
 

@@ -110,6 +110,7 @@ def test_recompiling_rules_and_evidence_reproduces_dataset_json(tmp_path):
     copy = tmp_path / "demo"
     copy.mkdir()
     shutil.copy(SUITE_DIR / "rules.json", copy / "rules.json")
+    shutil.copy(SUITE_DIR / "cohort.json", copy / "cohort.json")
     shutil.copytree(SUITE_DIR / "evidence", copy / "evidence")
     out = build_suite(copy)
     assert out.read_bytes() == (SUITE_DIR / "dataset.json").read_bytes()

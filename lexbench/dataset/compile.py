@@ -1,6 +1,7 @@
 """Compile authoring rules plus a hash-bound evidence home into a verified dataset (SPEC §4).
 
-Pure apart from reading evidence files: nothing is downloaded, nothing is overwritten.
+Pure apart from reading evidence files: nothing is downloaded, nothing is overwritten. The public
+bindings generated from a compiled dataset live in :mod:`lexbench.dataset.bindings`.
 """
 
 from __future__ import annotations
@@ -11,8 +12,13 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from typing import TYPE_CHECKING
+
 from lexbench.dataset.case import Case, CaseRule, Dataset, ReferenceBinding, Rules
 from lexbench.errors import EvidenceError, RulesError
+
+if TYPE_CHECKING:
+    from lexbench.dataset.cohort import Cohort
 
 OPENING_CHARS = 40
 """How many characters of the reference's start and end a binding pins."""
@@ -39,23 +45,44 @@ def bind_reference(text: str, path: str) -> ReferenceBinding:
     )
 
 
+class EvidenceMismatch(EvidenceError):
+    """An evidence file's bytes do not hash to the sha256 its case binds.
+
+    ``case_id``, ``path`` (the full path read), ``rel_path`` (as bound), ``actual`` and ``expected``
+    (hex sha256) let callers say more, e.g. that the hash belongs to another case.
+    """
+
+    def __init__(self, message: str, *, case_id: str, path: Path, rel_path: str, actual: str, expected: str) -> None:
+        super().__init__(message)
+        self.case_id = case_id
+        self.path = path
+        self.rel_path = rel_path
+        self.actual = actual
+        self.expected = expected
+
+
 def read_evidence(evidence_home: Path, rel_path: str, sha256: str, *, case_id: str) -> bytes:
     """Read one evidence file and check its sha256.
 
-    Raises :class:`EvidenceError` naming the case and the file when it is missing or its bytes differ.
+    Raises :class:`EvidenceError` naming the case and the file when it is missing, and
+    :class:`EvidenceMismatch` when its bytes differ from the binding.
     """
     path = evidence_home / rel_path
     try:
         data = path.read_bytes()
     except FileNotFoundError:
-        raise EvidenceError(f"case {case_id}: evidence file {path} is missing") from None
+        raise EvidenceError(
+            f"case {case_id}: evidence file {path} is missing; the rules bind it by sha256 {sha256[:12]}…, so "
+            "restore it from the evidence home it was reviewed in"
+        ) from None
     except OSError as exc:
         raise EvidenceError(f"case {case_id}: evidence file {path} cannot be read: {exc}") from None
     actual = sha256_bytes(data)
     if actual != sha256:
-        raise EvidenceError(
+        raise EvidenceMismatch(
             f"case {case_id}: evidence file {path} has sha256 {actual}, but the rules bind {sha256}; "
-            "the file was changed or belongs to another case"
+            "the file was changed or belongs to another case",
+            case_id=case_id, path=path, rel_path=rel_path, actual=actual, expected=sha256,
         )
     return data
 
@@ -120,10 +147,102 @@ def check_segmentation(rule: CaseRule, reference_text: str) -> None:
         raise RulesError(f"case {rule.id}: reference_scope.end is not part of the reference body")
 
 
-def compile_dataset(rules: Rules, evidence_home: Path) -> Dataset:
-    """Compile every rule, in order; any failing case stops compilation (no partial suite)."""
-    cases = [compile_case(rule, evidence_home) for rule in rules.cases]
+def compile_dataset(rules: Rules, evidence_home: Path, cohort: Cohort) -> Dataset:
+    """Compile the whole approved inventory, in order (SPEC §4).
+
+    First requires ``rules`` to be exactly ``cohort``'s approved inventory for the same suite and
+    revision (missing, reordered or unresolved rules raise :class:`RulesError` listing each one), then
+    verifies every case against ``evidence_home`` with :func:`compile_case`. Any failing case stops
+    compilation: no partial suite is ever returned. A hash bound in the wrong case is named as such.
+    Reads evidence files only; never downloads.
+    """
+    from lexbench.dataset.cohort import check_inventory
+
+    check_inventory(rules, cohort)
+    cases = []
+    for rule in rules.cases:
+        try:
+            cases.append(compile_case(rule, evidence_home))
+        except EvidenceMismatch as exc:
+            raise EvidenceMismatch(
+                str(exc) + _wrong_case_hint(exc, rules), case_id=exc.case_id, path=exc.path, rel_path=exc.rel_path,
+                actual=exc.actual, expected=exc.expected,
+            ) from None
     return Dataset(suite=rules.suite, cases=cases)
+
+
+def evidence_bindings(rule: CaseRule) -> list[tuple[str, str]]:
+    """``(relative path, sha256)`` of every evidence file a rule binds: its capture, then its reference."""
+    files = [(rule.capture.path, rule.capture.sha256)]
+    if rule.body is not None:
+        files.append((rule.body.reference.path, rule.body.reference.sha256))
+    return files
+
+
+def _wrong_case_hint(exc: EvidenceMismatch, rules: Rules) -> str:
+    for rule in rules.cases:
+        if rule.id == exc.case_id:
+            continue
+        for rel_path, sha256 in evidence_bindings(rule):
+            if sha256 == exc.expected:
+                return (f". The bound sha256 is the one case {rule.id} binds for {rel_path}: the hash was copied into "
+                        f"the wrong case; bind {exc.rel_path} by its own sha256")
+            if sha256 == exc.actual:
+                return (f". The file's own sha256 is bound by case {rule.id} (for {rel_path}): the two cases' hashes "
+                        "are swapped")
+    return ""
+
+
+def compile_articles(
+    rules_path: Path,
+    cohort_path: Path,
+    evidence_home: Path,
+    output: Path,
+    *,
+    pinned_datasets: dict[str, str] | None = None,
+) -> Dataset:
+    """``lexbench compile-articles``: compile ``rules_path`` + ``cohort_path`` against ``evidence_home``
+    into the new file ``output`` (SPEC §4). Never downloads; never publishes bindings.
+
+    Refuses (:class:`RulesError`) before compiling when ``output`` already exists, lies inside the
+    evidence home, or would go into a directory that holds a pinned input: a ``dataset.json`` whose
+    sha256 is a key of ``pinned_datasets`` (sha256 → what pins it, e.g. ``"demo-v1"``). Keep the previous
+    external input directory unchanged and write each revision to a new one. Returns the dataset.
+    """
+    from lexbench.dataset.cohort import load_cohort
+
+    output = Path(output)
+    evidence_home = Path(evidence_home)
+    refuse_output(output, evidence_home, pinned_datasets or {})
+    if not evidence_home.is_dir():
+        raise EvidenceError(f"--evidence-home {evidence_home}: no such directory")
+    dataset = compile_dataset(load_rules(rules_path), evidence_home, load_cohort(cohort_path))
+    write_new(output, dump_json(dataset.model_dump(mode="json")))
+    return dataset
+
+
+def refuse_output(output: Path, evidence_home: Path, pinned_datasets: dict[str, str]) -> None:
+    """Raise :class:`RulesError` when ``output`` must not be written (see :func:`compile_articles`)."""
+    if output.exists():
+        raise RulesError(
+            f"{output} already exists; refusing to overwrite a compiled output. Write the new dataset to a new "
+            "external directory"
+        )
+    resolved = output.resolve()
+    home = evidence_home.resolve()
+    if resolved.is_relative_to(home):
+        raise RulesError(
+            f"{output} is inside the evidence home {evidence_home}, whose files are pinned inputs; write the dataset "
+            "to a new external directory"
+        )
+    neighbour = resolved.parent / "dataset.json"
+    if neighbour.is_file():
+        pinned_by = pinned_datasets.get(sha256_bytes(neighbour.read_bytes()))
+        if pinned_by is not None:
+            raise RulesError(
+                f"{resolved.parent} holds the pinned input dataset.json of {pinned_by}; keep the previous input "
+                "directory unchanged and write the new dataset to a new external directory"
+            )
 
 
 def describe_validation_error(exc: ValidationError, *, case_id: str | None = None, source: str = "") -> str:

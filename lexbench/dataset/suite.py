@@ -1,25 +1,34 @@
-"""Find and load a compiled suite, verifying its evidence before any provider is called (SPEC §2, §4).
+"""Find and load a compiled suite, verifying its bindings and evidence before any provider is called
+(SPEC §2, §4).
 
 A suite directory holds::
 
-    rules.json      the authoring source
-    dataset.json    the compiled, verified cases (committed for the demo suite; external otherwise)
-    evidence/       the evidence home: captures/ and references/, bound by sha256
+    rules.json            the authoring source
+    cohort.json           candidate identities, gaps, decisions, revision history
+    evidence/             the evidence home: captures/ and references/, bound by sha256
+    dataset.json          the compiled, verified cases (committed for the demo suite; external otherwise)
+    dataset-catalog.json  public bindings, generated from dataset.json (lexbench.dataset.bindings)
+    tasks.json
+    source-inputs.json
 
-``--suite`` takes a name under ``cases/`` or a path to such a directory.
+A *committed* suite is a directory directly under ``cases/``; it must have every binding and its entry
+in ``cases/registry.json``. ``--suite`` takes a name under ``cases/`` or a path to such a directory.
 """
 
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from pydantic import ValidationError
 
+from lexbench.dataset.bindings import DATASET_NAME, REGISTRY_NAME, Bindings, validate_suite, write_bindings
 from lexbench.dataset.case import Case, Dataset
+from lexbench.dataset.cohort import COHORT_NAME, inventory_problems, load_cohort
 from lexbench.dataset.compile import compile_dataset, describe_validation_error, dump_json, load_rules, read_evidence
-from lexbench.errors import RulesError
+from lexbench.errors import BindingError, RulesError
 
 CASES_ROOT = Path(__file__).resolve().parents[2] / "cases"
 """The repository's ``cases/`` directory (committed suites)."""
@@ -63,6 +72,19 @@ def resolve_suite_dir(name_or_path: str, cases_root: Path = CASES_ROOT) -> Path:
     return candidate.resolve()
 
 
+def suite_root(name_or_path: str, cases_root: Path = CASES_ROOT) -> Path:
+    """Map ``--suite`` to a suite directory that has a ``rules.json`` (it may not be compiled yet).
+
+    Raises :class:`RulesError` naming the known suites when there is none."""
+    candidate = Path(name_or_path).expanduser()
+    if "/" not in name_or_path and (cases_root / name_or_path).is_dir():
+        candidate = cases_root / name_or_path
+    if not (candidate / "rules.json").is_file():
+        known = sorted(p.name for p in cases_root.iterdir() if (p / "rules.json").is_file()) if cases_root.is_dir() else []
+        raise RulesError(f"suite {name_or_path!r}: no rules.json at {candidate}. Known suites: {', '.join(known) or 'none'}")
+    return candidate.resolve()
+
+
 def load_dataset(path: Path) -> Dataset:
     """Read and validate a ``dataset.json``; raises :class:`RulesError` naming case and field."""
     try:
@@ -75,14 +97,40 @@ def load_dataset(path: Path) -> Dataset:
         raise RulesError(describe_validation_error(exc, source=str(path))) from None
 
 
-def load_suite(name_or_path: str, cases_root: Path = CASES_ROOT) -> Suite:
-    """Load a suite and verify every capture against its sha256 binding.
+def is_committed(root: Path, cases_root: Path = CASES_ROOT) -> bool:
+    """Whether the suite directory ``root`` is a committed suite: a direct child of ``cases_root``."""
+    return root.resolve().parent == cases_root.resolve()
 
-    Raises :class:`RulesError` for a malformed dataset and :class:`~lexbench.errors.EvidenceError`
-    for a missing or tampered capture — before any provider is called.
+
+def registry_for(root: Path, cases_root: Path = CASES_ROOT) -> Path | None:
+    """The registry that lists ``root``: ``cases_root/registry.json`` for a committed suite, else ``None``."""
+    return cases_root.resolve() / REGISTRY_NAME if is_committed(root, cases_root) else None
+
+
+def check_suite(root: Path, cases_root: Path = CASES_ROOT, dataset: Dataset | None = None) -> None:
+    """Raise :class:`BindingError` listing every problem :func:`~lexbench.dataset.bindings.validate_suite`
+    finds in the suite directory ``root`` (committed suites must have all their bindings)."""
+    problems = validate_suite(root, registry=registry_for(root, cases_root), committed=is_committed(root, cases_root),
+                              dataset=dataset)
+    if problems:
+        raise BindingError(
+            f"suite {root}: its bindings do not agree ({len(problems)} problem(s)); run lexbench validate "
+            f"--suite={root} for the list:\n  " + "\n  ".join(problems)
+        )
+
+
+def load_suite(name_or_path: str, cases_root: Path = CASES_ROOT) -> Suite:
+    """Load a suite through the authoring pipeline: validate ``dataset.json``, check its public
+    bindings, rules and cohort (:func:`check_suite`; required for committed suites, checked when
+    present otherwise), then verify every capture against its sha256 binding.
+
+    Raises :class:`RulesError` for a malformed dataset, :class:`BindingError` for bindings that do not
+    agree, and :class:`~lexbench.errors.EvidenceError` for a missing or tampered capture — all before
+    any provider is called.
     """
     root = resolve_suite_dir(name_or_path, cases_root)
-    dataset = load_dataset(root / "dataset.json")
+    dataset = load_dataset(root / DATASET_NAME)
+    check_suite(root, cases_root, dataset)
     evidence_home = root / "evidence"
     captures = {
         case.id: read_evidence(evidence_home, case.capture.path, case.capture.sha256, case_id=case.id)
@@ -91,17 +139,96 @@ def load_suite(name_or_path: str, cases_root: Path = CASES_ROOT) -> Suite:
     return Suite(dataset=dataset, root=root, evidence_home=evidence_home, captures=captures)
 
 
-def build_suite(root: Path, *, overwrite: bool = False) -> Path:
-    """Compile ``root/rules.json`` against ``root/evidence`` into ``root/dataset.json``.
+def build_suite(root: Path, *, overwrite: bool = False, registry: Path | None = None) -> Path:
+    """Compile ``root/rules.json`` + ``root/cohort.json`` against ``root/evidence`` into
+    ``root/dataset.json``, then write its public bindings (and ``registry``'s entry, when given).
 
-    Refuses to overwrite an existing ``dataset.json`` unless ``overwrite`` is set. Returns its path.
+    Refuses to overwrite an existing ``dataset.json`` unless ``overwrite`` is set. Raises
+    :class:`RulesError` / :class:`~lexbench.errors.EvidenceError` from compilation. Returns the
+    ``dataset.json`` path.
     """
     from lexbench.dataset.compile import write_new
 
-    dataset = compile_dataset(load_rules(root / "rules.json"), root / "evidence")
-    out = root / "dataset.json"
+    dataset = compile_dataset(load_rules(root / "rules.json"), root / "evidence", load_cohort(root / COHORT_NAME))
+    out = root / DATASET_NAME
     data = dump_json(dataset.model_dump(mode="json"))
     if overwrite and out.exists():
         out.unlink()
     write_new(out, data)
+    write_bindings(root, registry=registry)
     return out
+
+
+@dataclass(frozen=True)
+class Published:
+    """What :func:`publish_suite` did: the bindings, whether ``dataset.json`` was replaced, seconds taken."""
+
+    bindings: Bindings
+    adopted: bool
+    seconds: float
+
+
+def publish_suite(root: Path, *, dataset: Path | None = None, registry: Path | None = None) -> Published:
+    """``lexbench publish``: (re)generate the public bindings of the suite directory ``root`` (SPEC §4).
+
+    With ``dataset`` (a file written by ``compile-articles``), that dataset first becomes the suite's
+    ``dataset.json``: it must be for the same suite, match ``rules.json`` and ``cohort.json`` (same
+    revision, exactly the approved inventory), and be a new revision — a changed dataset under an
+    already published revision is refused (frozen inputs never change). Then the catalog, tasks,
+    source inputs and ``registry``'s entry are written in that order. Raises :class:`RulesError`.
+    """
+    started = time.perf_counter()
+    current_path = root / DATASET_NAME
+    adopted = False
+    if dataset is not None:
+        new_bytes = Path(dataset).read_bytes() if Path(dataset).is_file() else None
+        if new_bytes is None:
+            raise RulesError(f"--dataset {dataset}: no such file (compile it with lexbench compile-articles)")
+        new = load_dataset(Path(dataset))
+        _check_adoptable(root, new, new_bytes, current_path)
+        problems = _authoring_problems(root, new)
+        if problems:
+            raise RulesError("\n".join(problems))
+        if not current_path.is_file() or current_path.read_bytes() != new_bytes:
+            from lexbench.dataset.bindings import replace_file
+
+            replace_file(current_path, new_bytes)
+            adopted = True
+    elif not current_path.is_file():
+        raise RulesError(f"{current_path}: no dataset.json to publish; pass --dataset FILE from compile-articles")
+    else:
+        problems = _authoring_problems(root, load_dataset(current_path))
+        if problems:
+            raise RulesError("\n".join(problems))
+    bindings = write_bindings(root, registry=registry)
+    return Published(bindings=bindings, adopted=adopted, seconds=time.perf_counter() - started)
+
+
+def _authoring_problems(root: Path, dataset: Dataset) -> list[str]:
+    from lexbench.dataset.bindings import check_authoring
+
+    problems = []
+    if not (root / COHORT_NAME).is_file():
+        problems.append(f"{root / COHORT_NAME}: missing; a published suite needs its cohort")
+    return problems + check_authoring(root, dataset)
+
+
+def _check_adoptable(root: Path, new: Dataset, new_bytes: bytes, current_path: Path) -> None:
+    rules = load_rules(root / "rules.json")
+    if new.suite.id != rules.suite.id:
+        raise RulesError(f"the dataset is for suite {new.suite.id!r}, but {root} holds suite {rules.suite.id!r}")
+    cohort = load_cohort(root / COHORT_NAME)
+    problems = inventory_problems([case.id for case in new.cases], cohort, source="the new dataset")
+    if problems:
+        raise RulesError("\n".join(problems))
+    if not current_path.is_file():
+        return
+    current = json.loads(current_path.read_text(encoding="utf-8"))["suite"]
+    if current_path.read_bytes() == new_bytes:
+        return
+    if new.suite.revision <= current["revision"]:
+        raise RulesError(
+            f"revision {current['revision']} of {new.suite.id} is already published with other bytes, and the new "
+            f"dataset is revision {new.suite.revision}: frozen inputs never change; bump the revision in rules.json "
+            "and cohort.json (with a history entry) and compile again"
+        )

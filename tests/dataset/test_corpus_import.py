@@ -116,7 +116,10 @@ def test_aeb_import_writes_a_loadable_unreviewed_suite(tmp_path):
     out = tmp_path / "out"
     report = import_corpus("scrapinghub-aeb", source, out)
 
-    assert sorted(p.name for p in out.iterdir()) == ["dataset.json", "evidence", "import-report.json", "rules.json"]
+    assert sorted(p.name for p in out.iterdir()) == [
+        "cohort.json", "dataset-catalog.json", "dataset.json", "evidence", "import-report.json", "rules.json",
+        "source-inputs.json", "tasks.json",
+    ]
     suite = load_suite(str(out))
     assert suite.id == "aeb"
     assert suite.dataset.suite.review_status is ReviewStatus.IMPORTED_UNREVIEWED

@@ -5,9 +5,11 @@ writes a new suite directory::
 
     output/
       rules.json                      Rules: suite <id>, revision 1, review_status imported_unreviewed
+      cohort.json                     imported pages as approved candidates, skipped positions as gaps
       evidence/captures/<case>.html   the page's decompressed original bytes, unchanged
       evidence/references/<case>.txt  the reference body: one paragraph per line, no trailing newline
-      dataset.json                    compiled by lexbench.dataset.suite.build_suite
+      dataset.json                    compiled by lexbench.dataset.suite.build_suite, which also writes
+      dataset-catalog.json, tasks.json, source-inputs.json   the public bindings (no registry entry)
       import-report.json              imported ids, skipped pages with reasons, flags, format notes
 
 The corpus itself is never copied anywhere else (it must not enter git). Formats are registered in
@@ -17,6 +19,7 @@ The corpus itself is never copied anywhere else (it must not enter git). Formats
 from __future__ import annotations
 
 import time
+from datetime import date
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -32,6 +35,8 @@ from lexbench.dataset.case import (
     SuiteInfo,
     TitleBasis,
 )
+from lexbench.dataset.bindings import BINDING_FILES, DATASET_NAME
+from lexbench.dataset.cohort import COHORT_NAME, Gap, initial_cohort
 from lexbench.dataset.compile import bind_reference, describe_validation_error, dump_json, sha256_bytes, write_new
 from lexbench.dataset.importers import aeb, magic_html, readability
 from lexbench.dataset.importers.common import (
@@ -126,6 +131,7 @@ def import_corpus(
             writer.write(Path("evidence") / rule.body.reference.path, reference.encode("utf-8"))
             rules.append(rule)
             report.imported.append(rule.id)
+            report.imported_keys.append(row.key)
             if rule.flags:
                 report.flagged[rule.id] = list(rule.flags)
 
@@ -139,17 +145,33 @@ def import_corpus(
             review_status=ReviewStatus.IMPORTED_UNREVIEWED,
             description=fmt.description,
         )
-        writer.write(Path("rules.json"), dump_json(Rules(suite=suite, cases=rules).model_dump(mode="json")))
+        suite_rules = Rules(suite=suite, cases=rules)
+        writer.write(Path("rules.json"), dump_json(suite_rules.model_dump(mode="json")))
+        writer.write(Path(COHORT_NAME), dump_json(import_cohort(suite_rules, report, fmt.name, source)))
         from lexbench.dataset.suite import build_suite  # late: suite imports compile, keep import order simple
 
+        writer.created += [output / name for name in (DATASET_NAME, *BINDING_FILES)]
         build_suite(output)
-        writer.created.append(output / "dataset.json")
         report.seconds = time.perf_counter() - started
         writer.write(Path(REPORT_NAME), dump_json(report.to_json()))
     except BaseException:
         writer.undo()
         raise
     return report
+
+
+def import_cohort(rules: Rules, report: ImportReport, format_name: str, source: Path) -> dict[str, object]:
+    """The ``cohort.json`` value of an import: every imported page an approved candidate (its source the
+    corpus key), every skipped index position a gap with the skip reason and the page's key and file."""
+    keys = dict(zip(report.imported, report.imported_keys))
+    gaps = [Gap(number=skip.position, reason=skip.reason, source={"key": skip.key, "file": skip.file})
+            for skip in report.skipped]
+    cohort = initial_cohort(
+        rules, on=date.today(), gaps=gaps,
+        summary=f"Imported from the {format_name} corpus folder {source.name} (unreviewed)",
+        sources={case_id: f"{format_name}:{key}" for case_id, key in keys.items()},
+    )
+    return cohort.model_dump(mode="json", exclude_none=True)
 
 
 def build_rule(page: Page, position: int) -> tuple[CaseRule, str]:

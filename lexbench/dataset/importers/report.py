@@ -32,6 +32,8 @@ class ImportReport:
     output: Path
     suite_id: str
     imported: list[str] = field(default_factory=list)
+    imported_keys: list[str] = field(default_factory=list)
+    """The corpus key of each imported case, parallel to ``imported``."""
     skipped: list[SkippedPage] = field(default_factory=list)
     flagged: dict[str, list[str]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)

@@ -1,0 +1,563 @@
+"""Public bindings of a compiled suite, and the checks that keep them honest (SPEC §4).
+
+A suite directory publishes, next to its ``dataset.json``, in this order:
+
+1. ``dataset-catalog.json`` — ``schema_version`` 1, ``kind`` ``frozen_dataset_catalog``; the dataset
+   id, name and case count; ``dataset`` (``"dataset.json"``) and its ``dataset_sha256``; per case id,
+   name, url, category, track, task_prompt, ``definition_sha256`` (sha256 of the case's canonical JSON,
+   :func:`definition_sha256`) and ``reference_sha256`` (sha256 of the UTF-8 reference text, or null).
+2. ``tasks.json`` — the dataset's top-level fields with each case replaced by :func:`public_task`: no
+   reference text, no evidence paths, the reference bindings instead.
+3. ``source-inputs.json`` — ``schema_version`` 2, ``kind`` ``frozen_reference_inputs``; id = dataset id
+   + ``-`` + the first 12 hex digits of the dataset sha256; the catalog and its final-bytes sha256; the
+   dataset and its sha256; ``files`` ``{"dataset.json": sha256}``; ``trees`` ``{}`` (no captures).
+4. the suite's entry in the registry (``cases/registry.json`` for committed suites): dataset id, case
+   count, sha256 of ``tasks.json``, ``dataset-catalog.json`` and ``source-inputs.json``, directory.
+
+Every file is UTF-8 JSON with ``ensure_ascii=False``, indent 2 and one trailing newline
+(:func:`lexbench.dataset.compile.dump_json`); every hash is over final file bytes, never re-serialised
+JSON. The dataset id is ``<suite id>-v<revision>`` (:func:`dataset_id`).
+
+:func:`validate_suite` checks committed bindings against each other and against ``dataset.json``
+(and, when present, ``rules.json`` and ``cohort.json``); :func:`verify_inputs` checks an external input
+directory (``dataset.json`` plus evidence) against them. Both return problem lines that name the file
+and the case; an empty list means everything agrees.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from lexbench.dataset.compile import dump_json, sha256_bytes
+
+if TYPE_CHECKING:
+    from lexbench.dataset.case import Dataset
+
+DATASET_NAME = "dataset.json"
+CATALOG_NAME = "dataset-catalog.json"
+TASKS_NAME = "tasks.json"
+SOURCE_INPUTS_NAME = "source-inputs.json"
+REGISTRY_NAME = "registry.json"
+BINDING_FILES = (CATALOG_NAME, TASKS_NAME, SOURCE_INPUTS_NAME)
+"""The public binding files of a suite directory, in generation order."""
+REGISTRY_FILES = (TASKS_NAME, CATALOG_NAME, SOURCE_INPUTS_NAME)
+"""The files a registry entry hashes, in the entry's order."""
+CATALOG_CASE_FIELDS = ("id", "name", "url", "category", "track", "task_prompt")
+
+
+def dataset_id(suite: Mapping[str, Any]) -> str:
+    """The dataset id of a suite revision: ``<suite id>-v<revision>`` (e.g. ``demo-v1``).
+
+    ``suite`` is the ``suite`` object of ``dataset.json`` (or ``SuiteInfo.model_dump()``).
+    """
+    return f"{suite['id']}-v{suite['revision']}"
+
+
+def definition_sha256(case: Mapping[str, Any]) -> str:
+    """sha256 of the full compiled case as canonical JSON: ``json.dumps(case, ensure_ascii=False,
+    sort_keys=True, separators=(",", ":"))`` encoded as UTF-8 (SPEC §4)."""
+    text = json.dumps(case, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def reference_sha256(case: Mapping[str, Any]) -> str | None:
+    """sha256 of the case's UTF-8 reference text, or ``None`` when it has no (or an empty) body."""
+    text = case.get("reference_text")
+    return hashlib.sha256(text.encode("utf-8")).hexdigest() if text else None
+
+
+def public_task(case: Mapping[str, Any]) -> dict[str, Any]:
+    """The public projection of a compiled case (``tasks.json``): every field except the reference
+    text and the evidence — no ``reference_text``, no ``capture``, and the body's reference binding
+    without its ``path`` (sha256, chars, opening, ending remain). Field order is the case's."""
+    task = {key: value for key, value in case.items() if key not in ("reference_text", "capture")}
+    body = case.get("body")
+    if body is not None:
+        reference = {key: value for key, value in body["reference"].items() if key != "path"}
+        task["body"] = {**body, "reference": reference}
+    return task
+
+
+@dataclass(frozen=True)
+class Bindings:
+    """The generated bindings of one ``dataset.json``: each file's final bytes and the registry entry."""
+
+    dataset_sha256: str
+    catalog: bytes
+    tasks: bytes
+    source_inputs: bytes
+    registry_entry: dict[str, Any]
+
+    def files(self) -> dict[str, bytes]:
+        """Binding file name → bytes, in generation order."""
+        return {CATALOG_NAME: self.catalog, TASKS_NAME: self.tasks, SOURCE_INPUTS_NAME: self.source_inputs}
+
+
+def build_catalog(dataset: Mapping[str, Any], dataset_hash: str) -> dict[str, Any]:
+    """The ``dataset-catalog.json`` value for a parsed dataset whose file hashes to ``dataset_hash``."""
+    return {
+        "schema_version": 1,
+        "kind": "frozen_dataset_catalog",
+        "id": dataset_id(dataset["suite"]),
+        "name": dataset["suite"]["name"],
+        "case_count": len(dataset["cases"]),
+        "dataset": DATASET_NAME,
+        "dataset_sha256": dataset_hash,
+        "cases": [
+            {
+                **{key: case[key] for key in CATALOG_CASE_FIELDS},
+                "definition_sha256": definition_sha256(case),
+                "reference_sha256": reference_sha256(case),
+            }
+            for case in dataset["cases"]
+        ],
+    }
+
+
+def build_tasks(dataset: Mapping[str, Any]) -> dict[str, Any]:
+    """The ``tasks.json`` value: the dataset's top-level fields, cases replaced by :func:`public_task`."""
+    return {key: ([public_task(case) for case in value] if key == "cases" else value) for key, value in dataset.items()}
+
+
+def build_source_inputs(dataset: Mapping[str, Any], dataset_hash: str, catalog_bytes: bytes) -> dict[str, Any]:
+    """The ``source-inputs.json`` value; ``catalog_bytes`` are the final bytes of the catalog file."""
+    return {
+        "schema_version": 2,
+        "kind": "frozen_reference_inputs",
+        "id": f"{dataset_id(dataset['suite'])}-{dataset_hash[:12]}",
+        "catalog": CATALOG_NAME,
+        "catalog_sha256": sha256_bytes(catalog_bytes),
+        "dataset": DATASET_NAME,
+        "dataset_sha256": dataset_hash,
+        "files": {DATASET_NAME: dataset_hash},
+        "trees": {},
+    }
+
+
+def build_registry_entry(dataset: Mapping[str, Any], files: Mapping[str, bytes], directory: str) -> dict[str, Any]:
+    """A registry entry: dataset id, case count, sha256 of each registered file's bytes, directory."""
+    return {
+        "dataset_id": dataset_id(dataset["suite"]),
+        "case_count": len(dataset["cases"]),
+        "files": {name: sha256_bytes(files[name]) for name in REGISTRY_FILES},
+        "directory": directory,
+    }
+
+
+def generate_bindings(dataset_bytes: bytes, *, directory: str) -> Bindings:
+    """Generate every binding of the ``dataset.json`` bytes, in order (SPEC §4).
+
+    ``directory`` is the suite directory's name for the registry entry. Pure: writes nothing.
+    Raises ``ValueError`` when the bytes are not UTF-8 JSON.
+    """
+    dataset = json.loads(dataset_bytes.decode("utf-8"))
+    dataset_hash = sha256_bytes(dataset_bytes)
+    catalog = dump_json(build_catalog(dataset, dataset_hash))
+    tasks = dump_json(build_tasks(dataset))
+    source_inputs = dump_json(build_source_inputs(dataset, dataset_hash, catalog))
+    files = {CATALOG_NAME: catalog, TASKS_NAME: tasks, SOURCE_INPUTS_NAME: source_inputs}
+    return Bindings(dataset_hash, catalog, tasks, source_inputs, build_registry_entry(dataset, files, directory))
+
+
+def write_bindings(root: Path, *, registry: Path | None) -> Bindings:
+    """(Re)generate the bindings of ``root/dataset.json`` and write them into ``root`` in order, then
+    update this suite's entry in ``registry`` (when given; other entries are kept as they are).
+
+    Binding files are derived data and are replaced; each write is atomic. Returns the bindings.
+    """
+    bindings = generate_bindings((root / DATASET_NAME).read_bytes(), directory=root.name)
+    for name, data in bindings.files().items():
+        replace_file(root / name, data)
+    if registry is not None:
+        update_registry(registry, root.name, bindings.registry_entry)
+    return bindings
+
+
+def update_registry(registry: Path, suite: str, entry: dict[str, Any]) -> None:
+    """Set ``suites[suite]`` of the registry file to ``entry``, keeping every other entry, their order
+    and an existing entry's ``directory``. Creates the file when absent."""
+    if registry.exists():
+        value = json.loads(registry.read_text(encoding="utf-8"))
+    else:
+        value = {"schema_version": 1, "kind": "suite_registry", "suites": {}}
+    previous = value["suites"].get(suite)
+    if previous is not None and "directory" in previous:
+        entry = {**entry, "directory": previous["directory"]}
+    value["suites"][suite] = entry
+    replace_file(registry, dump_json(value))
+
+
+def replace_file(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` atomically (temporary file + rename); unchanged bytes are not rewritten."""
+    if path.is_file() and path.read_bytes() == data:
+        return
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    temporary.write_bytes(data)
+    os.replace(temporary, path)
+
+
+# --- checks --------------------------------------------------------------------------------------
+
+
+def _read_json(path: Path, problems: list[str], label: str) -> tuple[bytes, Any] | None:
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        problems.append(f"{label}: missing")
+        return None
+    try:
+        return data, json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        problems.append(f"{label}: not UTF-8 JSON ({exc})")
+        return None
+
+
+def _field_problems(label: str, committed: Any, expected: Mapping[str, Any], fields: list[str] | None = None) -> list[str]:
+    if not isinstance(committed, dict):
+        return [f"{label}: not a JSON object"]
+    names = fields if fields is not None else list(dict.fromkeys([*expected, *committed]))
+    problems = []
+    for name in names:
+        if name not in committed:
+            problems.append(f"{label}: {name} is missing")
+        elif name not in expected:
+            problems.append(f"{label}: unexpected field {name}")
+        elif committed[name] != expected[name]:
+            problems.append(f"{label}: {name} is {_short(committed[name])}, expected {_short(expected[name])}")
+    return problems
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 80 else text[:77] + "…"
+
+
+def _case_list_problems(label: str, got: list[str], want: list[str], against: str) -> list[str]:
+    if got == want:
+        return []
+    missing = [c for c in want if c not in got]
+    extra = [c for c in got if c not in want]
+    problems = []
+    if missing:
+        problems.append(f"{label}: lacks case(s) {', '.join(missing)} of {against}")
+    if extra:
+        problems.append(f"{label}: has case(s) {', '.join(extra)} that {against} does not")
+    if not missing and not extra:
+        position = next(i for i, (a, b) in enumerate(zip(got, want)) if a != b)
+        problems.append(
+            f"{label}: case {got[position]} is at position {position + 1}, where {against} has {want[position]} "
+            "(cases reordered)"
+        )
+    return problems
+
+
+def _hash_problem(label: str, case_id: str, field: str, got: Any, want: Any, owners: Mapping[str, str]) -> str | None:
+    if got == want:
+        return None
+    owner = owners.get(got) if isinstance(got, str) else None
+    if owner is not None and owner != case_id:
+        return f"{label}: case {case_id}: {field} is case {owner}'s hash (a hash in the wrong case); expected {want}"
+    return f"{label}: case {case_id}: {field} is {got}, but dataset.json gives {want}"
+
+
+def check_catalog(committed: Any, expected: dict[str, Any], label: str = CATALOG_NAME) -> list[str]:
+    """Compare a parsed catalog with the one generated from ``dataset.json``; one line per problem."""
+    if not isinstance(committed, dict):
+        return [f"{label}: not a JSON object"]
+    problems = []
+    top = [name for name in expected if name != "cases"]
+    if committed.get("dataset_sha256") != expected["dataset_sha256"]:
+        problems.append(
+            f"{label}: dataset_sha256 {committed.get('dataset_sha256')} does not match dataset.json "
+            f"({expected['dataset_sha256']}): dataset.json changed after its bindings were published; restore it, "
+            "or compile a new revision and publish it"
+        )
+        top.remove("dataset_sha256")
+    problems += _field_problems(label, {k: v for k, v in committed.items() if k != "cases"},
+                                {k: v for k, v in expected.items() if k != "cases"}, top)
+    cases = committed.get("cases")
+    if not isinstance(cases, list) or not all(isinstance(c, dict) for c in cases):
+        return [*problems, f"{label}: cases is not a list of objects"]
+    want = {c["id"]: c for c in expected["cases"]}
+    problems += _case_list_problems(label, [c.get("id") for c in cases], list(want), "dataset.json")
+    owners = {c[field]: c["id"] for c in expected["cases"] for field in ("definition_sha256", "reference_sha256")
+              if c[field]}
+    for case in cases:
+        reference = want.get(case.get("id"))
+        if reference is None:
+            continue
+        case_label = f"{label}: case {case['id']}"
+        problems += _field_problems(case_label, case, reference, [*CATALOG_CASE_FIELDS])
+        for field in ("definition_sha256", "reference_sha256"):
+            problem = _hash_problem(label, case["id"], field, case.get(field), reference[field], owners)
+            if problem:
+                problems.append(problem)
+        extra = set(case) - set(reference)
+        if extra:
+            problems.append(f"{case_label}: unexpected field(s) {', '.join(sorted(extra))}")
+    return problems
+
+
+def check_tasks(committed: Any, expected: dict[str, Any], label: str = TASKS_NAME) -> list[str]:
+    """Compare a parsed ``tasks.json`` with the public projection of ``dataset.json``."""
+    if not isinstance(committed, dict):
+        return [f"{label}: not a JSON object"]
+    problems = _field_problems(label, {k: v for k, v in committed.items() if k != "cases"},
+                               {k: v for k, v in expected.items() if k != "cases"})
+    cases = committed.get("cases")
+    if not isinstance(cases, list) or not all(isinstance(c, dict) for c in cases):
+        return [*problems, f"{label}: cases is not a list of objects"]
+    want = {c["id"]: c for c in expected["cases"]}
+    problems += _case_list_problems(label, [c.get("id") for c in cases], list(want), "dataset.json")
+    for case in cases:
+        if "reference_text" in case:
+            problems.append(f"{label}: case {case.get('id')}: carries reference_text; the public projection must not")
+        reference = want.get(case.get("id"))
+        if reference is not None and case != reference:
+            fields = [k for k in dict.fromkeys([*reference, *case]) if case.get(k) != reference.get(k)]
+            problems.append(
+                f"{label}: case {case['id']}: {', '.join(fields)} differ(s) from the public projection of dataset.json"
+            )
+    return problems
+
+
+def check_suite_files(root: Path, *, registry: Path | None, registry_required: bool) -> list[str]:
+    """Check the binding files of ``root`` against each other and ``root/dataset.json``.
+
+    ``registry`` is the registry that should hold this suite's entry (``None``: not checked);
+    ``registry_required`` makes a missing registry or entry a problem. Returns problem lines.
+    """
+    problems: list[str] = []
+    try:
+        dataset_bytes = (root / DATASET_NAME).read_bytes()
+        dataset = json.loads(dataset_bytes.decode("utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        return [f"{DATASET_NAME}: cannot be read as UTF-8 JSON ({exc})"]
+    expected = generate_bindings(dataset_bytes, directory=root.name)
+    committed: dict[str, bytes] = {}
+
+    found = _read_json(root / CATALOG_NAME, problems, CATALOG_NAME)
+    if found:
+        committed[CATALOG_NAME] = found[0]
+        problems += check_catalog(found[1], json.loads(expected.catalog))
+    found = _read_json(root / TASKS_NAME, problems, TASKS_NAME)
+    if found:
+        committed[TASKS_NAME] = found[0]
+        problems += check_tasks(found[1], json.loads(expected.tasks))
+    found = _read_json(root / SOURCE_INPUTS_NAME, problems, SOURCE_INPUTS_NAME)
+    if found:
+        committed[SOURCE_INPUTS_NAME] = found[0]
+        want = json.loads(expected.source_inputs)
+        if CATALOG_NAME in committed:
+            # The catalog hash is over the committed catalog's final bytes.
+            want["catalog_sha256"] = sha256_bytes(committed[CATALOG_NAME])
+        problems += [
+            p + (" (the catalog was edited after source-inputs.json was written)" if "catalog_sha256" in p else "")
+            for p in _field_problems(SOURCE_INPUTS_NAME, found[1], want)
+        ]
+    for name, data in committed.items():
+        if data != expected.files()[name] and not any(p.startswith(name) for p in problems):
+            problems.append(
+                f"{name}: same content, different bytes: not in the generated format (UTF-8, ensure_ascii=False, "
+                "indent 2, one trailing newline); regenerate it with lexbench publish"
+            )
+
+    if registry is not None:
+        problems += _registry_problems(root, registry, dataset, committed, registry_required)
+    return problems
+
+
+def _registry_problems(root: Path, registry: Path, dataset: Mapping[str, Any], committed: Mapping[str, bytes],
+                       required: bool) -> list[str]:
+    label = f"{registry.name} entry {root.name!r}"
+    try:
+        value = json.loads(registry.read_text(encoding="utf-8"))
+        entry = value["suites"].get(root.name)
+    except FileNotFoundError:
+        return [f"{registry}: missing; publish the suite to create its entry"] if required else []
+    except (UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError, AttributeError) as exc:
+        return [f"{registry}: not a suite registry ({exc!r})"]
+    if entry is None:
+        return [f"{label}: missing; publish the suite to add it"] if required else []
+    expected = {
+        "dataset_id": dataset_id(dataset["suite"]),
+        "case_count": len(dataset["cases"]),
+        "files": {name: sha256_bytes(committed[name]) if name in committed else None for name in REGISTRY_FILES},
+        "directory": root.name,
+    }
+    problems = _field_problems(label, {k: v for k, v in entry.items() if k != "files"},
+                               {k: v for k, v in expected.items() if k != "files"})
+    files = entry.get("files")
+    if not isinstance(files, dict):
+        return [*problems, f"{label}: files is not an object"]
+    for name in REGISTRY_FILES:
+        if name not in committed:
+            continue
+        if files.get(name) != expected["files"][name]:
+            problems.append(
+                f"{label}: files[{name!r}] is {files.get(name)}, but {root.name}/{name} hashes to "
+                f"{expected['files'][name]}"
+            )
+    extra = set(files) - set(REGISTRY_FILES)
+    if extra:
+        problems.append(f"{label}: unexpected file(s) {', '.join(sorted(extra))}")
+    return problems
+
+
+def check_authoring(root: Path, dataset: Dataset | None = None) -> list[str]:
+    """Check ``dataset.json`` against the suite's authoring sources, when present: each compiled case
+    must be its ``rules.json`` rule plus reference text (no edit since compilation), and the cases must
+    be ``cohort.json``'s approved inventory for the same suite and revision. ``dataset`` is the parsed
+    ``dataset.json`` when the caller already has it."""
+    from lexbench.dataset.cohort import COHORT_NAME, inventory_problems, load_cohort
+    from lexbench.dataset.compile import load_rules
+    from lexbench.dataset.suite import load_dataset
+    from lexbench.errors import RulesError
+
+    problems: list[str] = []
+    if dataset is None:
+        try:
+            dataset = load_dataset(root / DATASET_NAME)
+        except RulesError as exc:
+            return [str(exc)]
+    if (root / "rules.json").is_file():
+        try:
+            rules = load_rules(root / "rules.json")
+        except RulesError as exc:
+            problems.append(str(exc))
+        else:
+            if rules.suite != dataset.suite:
+                problems.append("rules.json: suite differs from dataset.json's; recompile and publish")
+            rules_by_id = {rule.id: rule for rule in rules.cases}
+            for case in dataset.cases:
+                rule = rules_by_id.get(case.id)
+                compiled = case.model_dump(exclude={"reference_text"})
+                if rule is None:
+                    problems.append(f"rules.json: case {case.id} of dataset.json has no rule")
+                elif rule.model_dump() != compiled:
+                    fields = [k for k in compiled if compiled[k] != rule.model_dump().get(k)]
+                    problems.append(
+                        f"rules.json: case {case.id}: {', '.join(fields)} changed after compilation; compile a new "
+                        "revision (lexbench compile-articles) and publish it"
+                    )
+            problems += _case_list_problems("rules.json", [r.id for r in rules.cases], [c.id for c in dataset.cases],
+                                            "dataset.json")
+    if (root / COHORT_NAME).is_file():
+        try:
+            cohort = load_cohort(root / COHORT_NAME)
+        except RulesError as exc:
+            problems.append(str(exc))
+        else:
+            if (cohort.suite, cohort.revision) != (dataset.suite.id, dataset.suite.revision):
+                problems.append(
+                    f"cohort.json is for {cohort.suite} revision {cohort.revision}, dataset.json for "
+                    f"{dataset.suite.id} revision {dataset.suite.revision}"
+                )
+            problems += inventory_problems([c.id for c in dataset.cases], cohort, source=DATASET_NAME)
+    return problems
+
+
+def validate_suite(root: Path, *, registry: Path | None, committed: bool, dataset: Dataset | None = None) -> list[str]:
+    """Everything ``lexbench validate`` checks for the suite directory ``root`` (SPEC §4).
+
+    A ``committed`` suite (one under ``cases/``) must have ``cohort.json``, every binding file and its
+    ``registry`` entry; other suites are checked for what they have (bindings all or none). ``dataset``
+    is the parsed ``dataset.json`` when the caller already has it. Returns problem lines naming the
+    file and the case; empty when everything agrees.
+    """
+    from lexbench.dataset.cohort import COHORT_NAME
+
+    present = [name for name in BINDING_FILES if (root / name).is_file()]
+    problems: list[str] = []
+    if committed and not (root / COHORT_NAME).is_file():
+        problems.append(f"{COHORT_NAME}: missing; a committed suite keeps its candidates and history in one")
+    if committed or present:
+        problems += check_suite_files(root, registry=registry, registry_required=committed)
+    problems += check_authoring(root, dataset)
+    return problems
+
+
+def verify_inputs(root: Path, source: Path, *, evidence_home: Path | None = None,
+                  registry: Path | None = None, committed: bool = False) -> list[str]:
+    """``lexbench verify-inputs``: check an external input directory against the suite's bindings.
+
+    ``source`` holds ``dataset.json``; ``evidence_home`` (default ``source/evidence``) the captures and
+    references. First the suite itself must validate (:func:`validate_suite`); then the source's
+    ``dataset.json`` must hash to the pinned sha256 (otherwise each differing case is named), and every
+    evidence file the pinned cases bind must be present with its pinned sha256. Problem lines name the
+    file (relative to ``source`` when inside it) and the case. Reads files only.
+    """
+    from lexbench.dataset.compile import evidence_bindings
+    from lexbench.dataset.suite import load_dataset
+    from lexbench.errors import RulesError
+
+    problems = validate_suite(root, registry=registry, committed=committed)
+    if problems:
+        return ["the suite's own bindings do not agree (run lexbench validate):", *problems]
+    if not (root / SOURCE_INPUTS_NAME).is_file():
+        return [f"{root / SOURCE_INPUTS_NAME}: missing; publish the suite's bindings first (lexbench publish)"]
+    pinned_inputs = json.loads((root / SOURCE_INPUTS_NAME).read_text(encoding="utf-8"))
+    pinned_hash = pinned_inputs["files"][DATASET_NAME]
+    evidence_home = evidence_home if evidence_home is not None else source / "evidence"
+
+    def show(path: Path) -> str:
+        try:
+            return str(path.relative_to(source))
+        except ValueError:
+            return str(path)
+
+    source_dataset = source / DATASET_NAME
+    try:
+        data = source_dataset.read_bytes()
+    except FileNotFoundError:
+        problems.append(f"{show(source_dataset)}: missing (the input directory must hold the compiled dataset)")
+    else:
+        if sha256_bytes(data) != pinned_hash:
+            problems.append(
+                f"{show(source_dataset)}: sha256 {sha256_bytes(data)}, but {SOURCE_INPUTS_NAME} pins {pinned_hash}"
+                f" ({pinned_inputs['id']})"
+            )
+            problems += _dataset_case_problems(data, root, show(source_dataset))
+    try:
+        pinned = load_dataset(root / DATASET_NAME)
+    except RulesError as exc:
+        return [*problems, str(exc)]
+    if not evidence_home.is_dir():
+        return [*problems, f"{show(evidence_home)}: no evidence directory (give --evidence-home)"]
+    for case in pinned.cases:
+        for rel_path, sha256 in evidence_bindings(case):
+            path = evidence_home / rel_path
+            try:
+                actual = sha256_bytes(path.read_bytes())
+            except FileNotFoundError:
+                problems.append(f"{show(path)} (case {case.id}): missing")
+                continue
+            if actual != sha256:
+                problems.append(f"{show(path)} (case {case.id}): sha256 {actual}, but the pinned case binds {sha256}")
+    return problems
+
+
+def _dataset_case_problems(data: bytes, root: Path, label: str) -> list[str]:
+    # Name the cases that differ from the pinned catalog, so a reviewer knows where to look.
+    try:
+        dataset = json.loads(data.decode("utf-8"))
+        cases = dataset["cases"]
+        got = {case["id"]: definition_sha256(case) for case in cases}
+    except (UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError) as exc:
+        return [f"{label}: not a compiled dataset ({exc!r})"]
+    catalog = json.loads((root / CATALOG_NAME).read_text(encoding="utf-8"))
+    want = {case["id"]: case["definition_sha256"] for case in catalog["cases"]}
+    problems = _case_list_problems(label, list(got), list(want), CATALOG_NAME)
+    for case_id, digest in got.items():
+        if case_id in want and digest != want[case_id]:
+            problems.append(f"{label}: case {case_id}: definition differs from the pinned one (definition_sha256 "
+                            f"{digest[:12]}…, pinned {want[case_id][:12]}…)")
+    if not problems:
+        problems.append(f"{label}: every case matches the catalog, but the file's bytes differ (top-level fields or format)")
+    return problems
