@@ -1,6 +1,6 @@
 # lexbench: two commands set everything up on a fresh machine with Python 3.11.
 #   make bench   run the default suite x default local providers, print the leaderboard
-#   make test    run the harness's own tests
+#   make test    run the harness's own tests and the golden snapshots
 PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
@@ -28,7 +28,7 @@ bench: $(STAMP)
 
 # pytest's exit 5 (no tests collected) is a broken setup, never a pass.
 test: $(STAMP)
-	$(PY) -m pytest tests -n $(WORKERS) -q; status=$$?; \
+	$(PY) -m pytest tests golden -n $(WORKERS) -q; status=$$?; \
 	  if [ $$status -eq 5 ]; then echo "make test: pytest collected no tests (exit 5)"; exit 1; fi; exit $$status
 
 check: test

@@ -1,0 +1,53 @@
+"""Golden snapshots of the demo suite's public bindings (SPEC §1, §4).
+
+Each snapshot is the exact bytes of one committed binding file (the registry entry in the project's JSON
+format), stored under ``golden/__snapshots__/test_bindings/``. A dataset revision changes them on
+purpose: run ``pytest golden --snapshot-update`` after ``lexbench publish`` and review the diff together
+with the new bindings.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
+
+from lexbench.dataset.compile import dump_json
+
+CASES = Path(__file__).resolve().parents[1] / "cases"
+DEMO = CASES / "demo"
+
+
+class BindingFileSnapshot(SingleFileSnapshotExtension):
+    """One snapshot file per test, holding the binding's text exactly (UTF-8, ``.json``)."""
+
+    _write_mode = WriteMode.TEXT
+    file_extension = "json"
+
+
+@pytest.fixture
+def golden(snapshot):
+    return snapshot.use_extension(BindingFileSnapshot)
+
+
+def binding_text(name: str) -> str:
+    return (DEMO / name).read_bytes().decode("utf-8")
+
+
+def test_dataset_catalog(golden):
+    assert binding_text("dataset-catalog.json") == golden
+
+
+def test_tasks(golden):
+    assert binding_text("tasks.json") == golden
+
+
+def test_source_inputs(golden):
+    assert binding_text("source-inputs.json") == golden
+
+
+def test_registry_entry(golden):
+    registry = json.loads((CASES / "registry.json").read_text(encoding="utf-8"))
+    assert dump_json(registry["suites"]["demo"]).decode("utf-8") == golden
