@@ -5,7 +5,8 @@
     ├── EvidenceError        an evidence file is missing or does not match its binding
     ├── BindingError         a suite's public bindings disagree with each other or with dataset.json
     ├── CorpusImportError    a corpus folder cannot be imported (names the file)
-    └── ConfigError          provider configuration or command-line selection is invalid
+    ├── ConfigError          provider configuration or command-line selection is invalid
+    └── RunError             a run directory cannot be resumed, merged or reported (names the run and the mismatch)
 """
 
 from __future__ import annotations
@@ -34,3 +35,8 @@ class CorpusImportError(LexbenchError):
 
 class ConfigError(LexbenchError):
     """Provider configuration or selection is invalid."""
+
+
+class RunError(LexbenchError):
+    """A run directory cannot be resumed, merged or reported: it is not a run, or its rows belong to
+    another suite or configuration (SPEC §6). The message names the run directory and the mismatch."""

@@ -3,13 +3,19 @@
 ::
 
     runs/<suite>-<UTC time>/
-      manifest.json     what ran: argv, suite id + dataset sha256, providers, versions, host, times
-      results.jsonl     one row per finished item, appended and flushed as items finish
+      manifest.json     what ran: argv, suite id + dataset sha256, provider selection, redacted
+                        configuration and its sha256, runtime policy, versions, host, code, sessions, times
+      results.jsonl     one row per finished item, appended, flushed and fsynced as items finish
       responses/        every answer's content, named by its sha256 (written by the worker that got it)
-      report.md         the leaderboard (rebuilt from results.jsonl by ``lexbench report RUN``)
+      report.md         the reports, rebuilt from manifest.json + results.jsonl by ``lexbench report RUN``
+      report.html
+      report.json
 
 Rows are written only by the controller process; workers only write content-addressed responses,
-so parallel workers never write the same file twice.
+so parallel workers never write the same file twice. Every row carries the run's identity (suite id,
+dataset sha256, configuration sha256): resuming (:func:`resume_plan`), merging (:func:`merge_runs`)
+and reporting (:func:`checked_rows`) refuse a row that does not match its manifest instead of mixing
+results of different suites or settings.
 """
 
 from __future__ import annotations
@@ -18,7 +24,14 @@ import hashlib
 import json
 import os
 import platform
+import re
+import shutil
+import socket
+import subprocess
 import sys
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from importlib import metadata as importlib_metadata
 from pathlib import Path
@@ -26,18 +39,30 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from lexbench.errors import RunError
 from lexbench.providers.result import Attempt, ResultMetadata
 from lexbench.verdict import ComponentResult, Outcome
 
-KEY_PACKAGES = ("lexbench", "pytest", "pytest-xdist", "httpx", "lxml", "markdownify", "markdown-it-py",
-                "pydantic", "trafilatura", "readability-lxml", "pyahocorasick")
+MANIFEST_NAME = "manifest.json"
+RESULTS_NAME = "results.jsonl"
+RESPONSES_DIR = "responses"
+MANIFEST_SCHEMA = 1
+KEY_PACKAGES = ("lexbench", "pytest", "pytest-xdist", "pytest-timeout", "httpx", "lxml", "markdownify",
+                "markdown-it-py", "pydantic", "trafilatura", "readability-lxml", "pyahocorasick")
+
+# Latin words, digit runs, single CJK/kana/hangul characters, single punctuation marks.
+_TOKEN = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]|[^\W\u3040-\u30ff"
+                    r"\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+|[^\w\s]")
 
 
 class RunRow(BaseModel):
     """One item's result in ``results.jsonl``.
 
     Units: ``latency_s`` seconds of the final attempt; ``content_chars`` and ``reference_chars``
-    Unicode characters. ``response_sha256`` names the saved answer under ``responses/``.
+    Unicode characters; ``content_tokens`` the answer's tokens by :func:`count_tokens`.
+    ``response_sha256`` names the saved answer under ``responses/``. ``dataset_sha256`` and
+    ``configuration_sha256`` tie the row to its run's suite and configuration (``None`` in rows
+    written before they were recorded).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -60,13 +85,34 @@ class RunRow(BaseModel):
     error_message: str | None = None
     content_format: str | None = None
     content_chars: int = 0
+    content_tokens: int | None = None
     reference_chars: int | None = None
     response_sha256: str | None = None
     flags: list[str] = Field(default_factory=list)
+    dataset_sha256: str | None = None
+    configuration_sha256: str | None = None
 
     @property
     def item_id(self) -> str:
-        return f"{self.case}[{self.provider}]"
+        """The pytest item name: ``<case-id>[<provider>]``."""
+        return item_id(self.case, self.provider)
+
+
+def item_id(case: str, provider: str) -> str:
+    """The name of the item for ``case`` × ``provider``: ``<case-id>[<provider>]``."""
+    return f"{case}[{provider}]"
+
+
+def count_tokens(text: str) -> int:
+    """A tokenizer-free size of an answer: words and digit runs, each CJK/kana/hangul character, and
+    each punctuation mark count one. Reported beside the noise figure (SPEC §6)."""
+    return sum(1 for _ in _TOKEN.finditer(text))
+
+
+def canonical_sha256(value: Any) -> str:
+    """sha256 of ``value`` as canonical JSON (sorted keys, compact separators, UTF-8)."""
+    text = json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def save_response(run_dir: Path, content: str) -> str | None:
@@ -78,7 +124,7 @@ def save_response(run_dir: Path, content: str) -> str | None:
         return None
     data = content.encode("utf-8", errors="surrogatepass")
     digest = hashlib.sha256(data).hexdigest()
-    target = run_dir / "responses" / f"{digest}.txt"
+    target = run_dir / RESPONSES_DIR / f"{digest}.txt"
     if not target.exists():
         target.parent.mkdir(parents=True, exist_ok=True)
         tmp = target.with_suffix(f".{os.getpid()}.tmp")
@@ -87,17 +133,51 @@ def save_response(run_dir: Path, content: str) -> str | None:
     return digest
 
 
+def repair_torn_tail(path: Path) -> int:
+    """Cut a torn last line (a row half-written when the process was killed) off ``path``.
+
+    The cut row never reached a final result, so its item runs again on resume. Returns the number
+    of bytes removed (0 when the file ends with a newline or does not exist).
+    """
+    if not path.exists():
+        return 0
+    size = path.stat().st_size
+    if size == 0:
+        return 0
+    with open(path, "rb+") as handle:
+        handle.seek(size - 1)
+        if handle.read(1) == b"\n":
+            return 0
+        # Scan back for the last newline; rows are small, so read the tail in chunks.
+        position = size
+        keep = 0
+        while position > 0:
+            step = min(65536, position)
+            position -= step
+            handle.seek(position)
+            chunk = handle.read(step)
+            index = chunk.rfind(b"\n")
+            if index >= 0:
+                keep = position + index + 1
+                break
+        handle.truncate(keep)
+        handle.flush()
+        os.fsync(handle.fileno())
+        return size - keep
+
+
 class RunRecorder:
-    """Appends rows to ``results.jsonl`` and keeps them for the end-of-session report."""
+    """Appends rows to ``results.jsonl`` (after cutting a torn last line) and keeps this session's rows."""
 
     def __init__(self, run_dir: Path) -> None:
         self.run_dir = run_dir
         run_dir.mkdir(parents=True, exist_ok=True)
         self.rows: list[RunRow] = []
-        self._handle = open(run_dir / "results.jsonl", "a", encoding="utf-8")
+        self.torn_bytes = repair_torn_tail(run_dir / RESULTS_NAME)
+        self._handle = open(run_dir / RESULTS_NAME, "a", encoding="utf-8")
 
     def append(self, row: RunRow) -> None:
-        """Write one row and flush it to disk before returning (nothing lost on interruption)."""
+        """Write one row and fsync it before returning (nothing lost on interruption)."""
         self.rows.append(row)
         self._handle.write(row.model_dump_json() + "\n")
         self._handle.flush()
@@ -108,9 +188,9 @@ class RunRecorder:
 
 
 def load_rows(run_dir: Path) -> list[RunRow]:
-    """Read every row of ``results.jsonl``; a torn last line (killed mid-write) is ignored."""
+    """Read every row of ``results.jsonl`` in file order; a torn last line (killed mid-write) is ignored."""
     rows = []
-    path = run_dir / "results.jsonl"
+    path = run_dir / RESULTS_NAME
     if not path.exists():
         return rows
     for line in path.read_text(encoding="utf-8").splitlines():
@@ -121,6 +201,123 @@ def load_rows(run_dir: Path) -> list[RunRow]:
         except ValueError:
             continue
     return rows
+
+
+@dataclass(frozen=True)
+class RunIdentity:
+    """What makes rows comparable: the suite (id and dataset sha256) and the configuration sha256."""
+
+    suite: str
+    dataset_sha256: str | None
+    configuration_sha256: str | None
+
+    @classmethod
+    def of_manifest(cls, manifest: Mapping[str, Any]) -> RunIdentity:
+        suite = manifest.get("suite", {})
+        return cls(suite=suite.get("id", "?"), dataset_sha256=suite.get("dataset_sha256"),
+                   configuration_sha256=manifest.get("configuration_sha256"))
+
+    @classmethod
+    def of_row(cls, row: RunRow) -> RunIdentity:
+        return cls(suite=row.suite, dataset_sha256=row.dataset_sha256, configuration_sha256=row.configuration_sha256)
+
+    def differences(self, other: RunIdentity) -> list[str]:
+        """Human-readable lines naming each field where ``other`` differs from this identity."""
+        out = []
+        if other.suite != self.suite:
+            out.append(f"suite {other.suite!r} instead of {self.suite!r}")
+        if other.dataset_sha256 != self.dataset_sha256:
+            out.append(f"dataset sha256 {_short(other.dataset_sha256)} instead of {_short(self.dataset_sha256)}")
+        if other.configuration_sha256 != self.configuration_sha256:
+            out.append(f"configuration sha256 {_short(other.configuration_sha256)} instead of "
+                       f"{_short(self.configuration_sha256)}")
+        return out
+
+
+def _short(digest: str | None) -> str:
+    return digest[:12] if digest else "(none)"
+
+
+def foreign_rows(rows: Iterable[RunRow], identity: RunIdentity) -> list[str]:
+    """One line per distinct foreign identity among ``rows``: how many rows, which items, what differs."""
+    groups: dict[RunIdentity, list[str]] = {}
+    for row in rows:
+        other = RunIdentity.of_row(row)
+        if other != identity:
+            groups.setdefault(other, []).append(row.item_id)
+    lines = []
+    for other, items in groups.items():
+        sample = ", ".join(items[:3]) + (", …" if len(items) > 3 else "")
+        lines.append(f"{len(items)} row(s) ({sample}) from {'; '.join(identity.differences(other))}")
+    return lines
+
+
+def duplicate_items(rows: Iterable[RunRow]) -> list[str]:
+    """Item ids that appear in more than one row, sorted."""
+    counts = Counter(row.item_id for row in rows)
+    return sorted(item for item, count in counts.items() if count > 1)
+
+
+def checked_rows(run_dir: Path) -> tuple[dict[str, Any], list[RunRow]]:
+    """The manifest and rows of ``run_dir``, refusing a run a report must not be built from.
+
+    Raises :class:`RunError` when ``run_dir`` has no manifest, when a row belongs to another suite or
+    configuration than the manifest's, or when an item has more than one row.
+    """
+    manifest = read_manifest(run_dir)
+    if not manifest:
+        raise RunError(f"{run_dir}: not a run directory (no {MANIFEST_NAME})")
+    rows = load_rows(run_dir)
+    foreign = foreign_rows(rows, RunIdentity.of_manifest(manifest))
+    if foreign:
+        raise RunError(f"{run_dir}: {RESULTS_NAME} holds rows of another run; refusing to mix them:\n  "
+                       + "\n  ".join(foreign))
+    duplicates = duplicate_items(rows)
+    if duplicates:
+        raise RunError(f"{run_dir}: {len(duplicates)} item(s) recorded more than once "
+                       f"({', '.join(duplicates[:5])}); the run record is inconsistent")
+    return manifest, rows
+
+
+@dataclass(frozen=True)
+class ResumePlan:
+    """What a resumed session does: the manifest it continues and the items already finished."""
+
+    manifest: dict[str, Any]
+    completed: frozenset[str]
+    torn_bytes: int
+
+
+def resume_plan(run_dir: Path, identity: RunIdentity, *, shard: str | None, certified: bool) -> ResumePlan:
+    """Check that ``run_dir`` can be resumed by a session with ``identity``, ``shard`` (``"K/N"`` or
+    ``None``) and ``certified``; cut a torn last row; return the finished items.
+
+    Raises :class:`RunError` naming the run and the mismatch when the directory is not a run, was
+    recorded for another suite or configuration, another shard or certification request, or its
+    ``results.jsonl`` holds rows of another run or an item twice.
+    """
+    manifest = read_manifest(run_dir)
+    if not manifest:
+        raise RunError(f"--resume={run_dir}: not a run directory (no {MANIFEST_NAME}); start a new run with --run-dir")
+    recorded = RunIdentity.of_manifest(manifest)
+    differences = recorded.differences(identity)
+    if differences:
+        raise RunError(
+            f"--resume={run_dir}: this session has {'; '.join(differences)} — the run was recorded for suite "
+            f"{recorded.suite!r} at {manifest.get('suite', {}).get('path', '?')} with providers "
+            f"{','.join(manifest.get('providers', []))} and the recorded configuration; resume with the same "
+            "--suite, --providers and settings, or start a new run"
+        )
+    run = manifest.get("run", {})
+    if run.get("shard") != shard:
+        raise RunError(f"--resume={run_dir}: the run is shard {run.get('shard') or '(none)'}, this session "
+                       f"{shard or '(none)'}; pass the same --shard")
+    if bool(run.get("certified_requested")) != certified:
+        raise RunError(f"--resume={run_dir}: the run was {'' if run.get('certified_requested') else 'not '}"
+                       "started as a certified run; resume it with the same --certified setting")
+    torn = repair_torn_tail(run_dir / RESULTS_NAME)
+    _, rows = checked_rows(run_dir)
+    return ResumePlan(manifest=manifest, completed=frozenset(row.item_id for row in rows), torn_bytes=torn)
 
 
 def package_versions() -> dict[str, str]:
@@ -134,23 +331,153 @@ def package_versions() -> dict[str, str]:
     return versions
 
 
-def write_manifest(run_dir: Path, fields: dict[str, Any]) -> None:
-    """Write ``manifest.json`` with ``fields`` plus versions and host facts."""
-    manifest = {
-        **fields,
-        "python": sys.version.split()[0],
-        "packages": package_versions(),
-        "host": {"platform": platform.platform(), "machine": platform.machine(), "cpus": os.cpu_count()},
+def host_facts() -> dict[str, Any]:
+    """The machine a session ran on: host name, OS, architecture, CPU count, Python build."""
+    return {"hostname": socket.gethostname(), "platform": platform.platform(), "machine": platform.machine(),
+            "cpus": os.cpu_count(), "python_implementation": platform.python_implementation()}
+
+
+def code_state(package_dir: Path | None = None) -> dict[str, Any]:
+    """The lexbench code a session ran: the git commit of its checkout and the paths with uncommitted
+    changes under ``lexbench/``, ``providers/`` and ``conftest.py``; ``{"git": None}`` when lexbench
+    is not running from a git checkout (an installed wheel is identified by its version)."""
+    package_dir = package_dir or Path(__file__).resolve().parent
+    root = package_dir.parent
+    if not (root / ".git").exists():
+        return {"git": None}
+    try:
+        commit = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True,
+                                timeout=10, check=True).stdout.strip()
+        status = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--", "lexbench", "providers",
+                                 "conftest.py", "pyproject.toml"],
+                                capture_output=True, text=True, timeout=10, check=True).stdout
+    except (OSError, subprocess.SubprocessError):
+        return {"git": None}
+    dirty = sorted(line[3:] for line in status.splitlines() if line.strip())
+    return {"git": {"commit": commit, "uncommitted": dirty}}
+
+
+def environment(engines: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """Versions (lexbench, Python, key packages, engines), host facts and code state for the manifest."""
+    packages = package_versions()
+    return {
+        "versions": {"lexbench": packages.get("lexbench"), "python": sys.version.split()[0], "packages": packages,
+                     "engines": dict(sorted((engines or {}).items()))},
+        "host": host_facts(),
+        "code": code_state(),
     }
-    (run_dir / "manifest.json").write_text(json.dumps(manifest, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+
+
+def write_manifest(run_dir: Path, manifest: Mapping[str, Any]) -> None:
+    """Write ``manifest.json`` atomically (a kill mid-write leaves the previous manifest intact)."""
+    run_dir.mkdir(parents=True, exist_ok=True)
+    target = run_dir / MANIFEST_NAME
+    tmp = target.with_suffix(f".{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(manifest, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    os.replace(tmp, target)
 
 
 def read_manifest(run_dir: Path) -> dict[str, Any]:
     """The run's manifest, or an empty dict when it has none."""
-    path = run_dir / "manifest.json"
+    path = run_dir / MANIFEST_NAME
     return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
 
 
 def utc_now() -> str:
     """Current UTC time in ISO 8601, seconds precision."""
     return datetime.now(UTC).replace(microsecond=0).isoformat()
+
+
+# Manifest fields every shard of one run shares; merge refuses shards that differ in any of them.
+_SHARED_FIELDS = ("suite", "providers", "configuration_sha256", "configuration")
+
+
+def merge_runs(run_dirs: Sequence[Path], output: Path) -> dict[str, Any]:
+    """Combine the shards of one run into the new run directory ``output`` and return its manifest.
+
+    Every input must be a finished shard (``--shard=K/N``) of the same suite, provider selection,
+    configuration and shard count, each shard exactly once and all ``N`` present; rows are checked
+    against their manifests and no item may appear in two shards. ``output`` gets a manifest (the
+    shared fields, ``merged_from`` listing each shard, every session, first start and last end),
+    ``results.jsonl`` sorted by item and the referenced ``responses/``. Reports are not written here.
+
+    Raises :class:`RunError` naming the shard and the mismatch; ``output`` is left untouched then.
+    """
+    if not run_dirs:
+        raise RunError("report --merge: name the shard run directories to merge")
+    if output.exists() and any(output.iterdir()):
+        raise RunError(f"report --merge: {output} exists and is not empty; merge into a new directory")
+    loaded = []
+    for run_dir in run_dirs:
+        manifest, rows = checked_rows(run_dir)
+        loaded.append((run_dir, manifest, rows))
+    first_dir, first, _ = loaded[0]
+    problems = []
+    shards: dict[int, Path] = {}
+    count = None
+    for run_dir, manifest, _ in loaded:
+        for name in _SHARED_FIELDS:
+            if manifest.get(name) != first.get(name):
+                problems.append(f"{run_dir}: {name} differs from {first_dir}'s")
+        if bool(manifest.get("run", {}).get("certified_requested")) != bool(first.get("run", {}).get("certified_requested")):
+            problems.append(f"{run_dir}: certified run request differs from {first_dir}'s")
+        shard = manifest.get("run", {}).get("shard")
+        if not shard:
+            problems.append(f"{run_dir}: not a shard (run without --shard); only shards of one run are merged")
+            continue
+        index, total = (int(part) for part in shard.split("/"))
+        if count is None:
+            count = total
+        elif total != count:
+            problems.append(f"{run_dir}: shard {shard} of a {total}-way split, not {count}-way")
+        if index in shards:
+            problems.append(f"{run_dir}: shard {shard} is also {shards[index]}")
+        shards[index] = run_dir
+        if not manifest.get("finished"):
+            problems.append(f"{run_dir}: shard {shard} did not finish (no end time); resume it with --resume={run_dir}")
+    if count is not None:
+        missing = [f"{k}/{count}" for k in range(1, count + 1) if k not in shards]
+        if missing:
+            problems.append(f"shard(s) {', '.join(missing)} missing")
+    all_rows = [row for _, _, rows in loaded for row in rows]
+    duplicates = duplicate_items(all_rows)
+    if duplicates:
+        problems.append(f"{len(duplicates)} item(s) recorded by more than one shard ({', '.join(duplicates[:5])})")
+    if problems:
+        raise RunError("report --merge: refusing to merge:\n  " + "\n  ".join(problems))
+
+    output.mkdir(parents=True, exist_ok=True)
+    for run_dir, _, rows in loaded:
+        for row in rows:
+            if row.response_sha256:
+                source = run_dir / RESPONSES_DIR / f"{row.response_sha256}.txt"
+                target = output / RESPONSES_DIR / f"{row.response_sha256}.txt"
+                if source.exists() and not target.exists():
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    shutil.copyfile(source, target)
+    ordered = sorted(all_rows, key=lambda r: (r.case, r.provider))
+    (output / RESULTS_NAME).write_text("".join(r.model_dump_json() + "\n" for r in ordered), encoding="utf-8")
+    by_index = sorted(loaded, key=lambda entry: int(entry[1]["run"]["shard"].split("/")[0]))
+    sessions = [s for _, manifest, _ in by_index for s in manifest.get("sessions", [])]
+    starts = [m.get("started") for _, m, _ in by_index if m.get("started")]
+    ends = [m.get("finished") for _, m, _ in by_index if m.get("finished")]
+    certified = all(m.get("certification", {}).get("certified") for _, m, _ in by_index)
+    merged = {key: value for key, value in first.items()
+              if key not in ("argv", "sessions", "started", "finished", "run", "certification", "completion",
+                             "host", "code", "versions")}
+    merged.update({
+        "argv": sys.argv,
+        "run": {**first.get("run", {}), "shard": None},
+        "merged_from": [{"path": str(d), "shard": m["run"]["shard"], "items": len(r), "started": m.get("started"),
+                         "finished": m.get("finished"), "host": m.get("host"), "versions": m.get("versions"),
+                         "code": m.get("code")} for d, m, r in by_index],
+        "certification": {**first.get("certification", {}), "certified": certified,
+                          "problems": [] if certified else ["not every shard is certified"]}
+        if first.get("run", {}).get("certified_requested") else None,
+        "completion": {"recorded": len(ordered)},
+        "sessions": sessions,
+        "started": min(starts) if starts else None,
+        "finished": max(ends) if ends else None,
+    })
+    write_manifest(output, merged)
+    return merged
