@@ -51,6 +51,20 @@ def _detail(result: ProviderResult) -> str:
     return f": {result.error_message.strip()}" if result.error_message and result.error_message.strip() else ""
 
 
+def mark_upstream_failure(result: ProviderResult) -> ProviderResult:
+    """Before scoring and retry selection: a known non-2xx ``metadata.upstream_status`` makes the call
+    failed (SPEC §3.1). Content and any existing error type and message are kept; a result that is
+    already failed, or whose upstream status is unknown or 2xx, is returned unchanged. Pure."""
+    upstream = result.metadata.upstream_status
+    if upstream is None or 200 <= upstream < 300 or not result.success:
+        return result
+    return result.model_copy(update={
+        "success": False,
+        "error_type": result.error_type or ErrorType.UPSTREAM_STATUS,
+        "error_message": result.error_message or f"the target page answered HTTP {upstream}",
+    })
+
+
 def assess_call(result: ProviderResult) -> CallAssessment:
     """Classify one provider call (SPEC §3.1). Pure; never raises.
 

@@ -20,20 +20,27 @@ import sys
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 
 from lexbench.dataset.case import Case
 from lexbench.dataset.suite import CASES_ROOT, Suite, load_suite
 from lexbench.errors import LexbenchError
-from lexbench.providers import DEFAULT_PROVIDERS, PROVIDER_TYPES, Provider, build_provider, call_provider
+from lexbench.providers import (
+    DEFAULT_PROVIDERS, PROVIDER_TYPES, Provider, ProviderConfig, ProviderSpec, RuntimePolicy, build_provider,
+    call_provider, default_config, load_config,
+)
+from lexbench.providers.config import CONFIGURED
+from lexbench.providers.guard import NetworkGuard
+from lexbench.providers.policy import DEFAULT_RETRIES, DEFAULT_TIMEOUT_S
 from lexbench.providers.result import ErrorType, ProviderResult
 from lexbench.record import RunRecorder, RunRow, load_rows, save_response, utc_now, write_manifest
 from lexbench.replay import ReplayServer
 from lexbench.report import render_markdown, render_terminal
 from lexbench.verdict import Outcome, Verdict
 
-DEFAULT_FETCH_TIMEOUT = 30.0
+DEFAULT_FETCH_TIMEOUT = DEFAULT_TIMEOUT_S
 """Seconds per physical provider call (SPEC §5)."""
 BACKSTOP_MARGIN = 30.0
 """pytest-timeout's per-item backstop sits this many seconds above the provider's own deadline."""
@@ -46,11 +53,17 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("lexbench", "lexbench benchmark")
     group.addoption("--suite", default="demo", help="suite name under cases/ or path of a suite directory (default: demo)")
     group.addoption("--providers", default=None,
-                    help=f"comma-separated provider names (default: {','.join(DEFAULT_PROVIDERS)}; known: "
-                         f"{','.join(sorted(PROVIDER_TYPES))})")
+                    help=f"comma-separated provider names from the configuration, or '{CONFIGURED}' for its "
+                         f"default_providers (default: {CONFIGURED}; built-in: {','.join(DEFAULT_PROVIDERS)})")
+    group.addoption("--provider-config", default=None, metavar="FILE",
+                    help="provider configuration JSON (see providers/providers.example.json; default: the built-in "
+                         "local providers); give it as --provider-config=FILE")
     group.addoption("--run-dir", default=None, help="where to write the run record (default: runs/<suite>-<UTC time>)")
     group.addoption("--fetch-timeout", type=float, default=DEFAULT_FETCH_TIMEOUT,
-                    help="seconds per physical provider call (default: 30); pytest-timeout's --timeout is the backstop")
+                    help="seconds per physical provider call, a total deadline (default: 30); pytest-timeout's "
+                         "--timeout is the backstop")
+    group.addoption("--retries", type=int, default=DEFAULT_RETRIES,
+                    help="extra attempts after a failed provider call (default: 1)")
     group.addoption("--live", action="store_true",
                     help="fetch the cases' original URLs instead of the loopback replay server (needs internet)")
 
@@ -60,10 +73,13 @@ class BenchState:
     """Per-process benchmark state, kept in ``config.stash``."""
 
     config: pytest.Config
+    provider_config: ProviderConfig
+    provider_config_path: Path | None
+    specs: dict[str, ProviderSpec]
+    policy: RuntimePolicy
     run_dir: Path | None = None
     recorder: RunRecorder | None = None
     suite: Suite | None = None
-    provider_names: list[str] = field(default_factory=list)
     providers: dict[str, Provider] = field(default_factory=dict)
     replay: ReplayServer | None = None
     started: str = ""
@@ -72,25 +88,47 @@ class BenchState:
     def is_worker(self) -> bool:
         return hasattr(self.config, "workerinput")
 
+    @property
+    def provider_names(self) -> list[str]:
+        return list(self.specs)
+
+    @property
+    def live(self) -> bool:
+        return bool(self.config.getoption("live"))
+
     def get_suite(self) -> Suite:
         if self.suite is None:
             self.suite = load_suite(self.config.getoption("suite"))
         return self.suite
 
+    def provider_type(self, name: str) -> type[Provider]:
+        return PROVIDER_TYPES[self.specs[name].type]
+
     def get_provider(self, name: str) -> Provider:
+        """Build ``name`` once per process. The guard's only exemption is the replay server's own
+        address, so in replay mode the server is started first."""
         if name not in self.providers:
-            self.providers[name] = build_provider(name)
+            exempt = []
+            if self.provider_type(name).needs_network and not self.live:
+                address = urlsplit(self._replay().base_url)
+                exempt.append((address.hostname, address.port))
+            self.providers[name] = build_provider(
+                self.specs[name], guard=NetworkGuard.allowing(*exempt), policy=self.policy,
+                debug_dir=self.run_dir / "debug" if self.run_dir else None)
         return self.providers[name]
 
-    def target_url(self, case: Case) -> str:
-        if self.config.getoption("live"):
-            return case.url
+    def _replay(self) -> ReplayServer:
         if self.replay is None:
             suite = self.get_suite()
             self.replay = ReplayServer(
                 {c.id: (suite.captures[c.id], c.capture.content_type) for c in suite.cases}
             ).start()
-        return self.replay.url_for(case.id)
+        return self.replay
+
+    def target_url(self, case: Case) -> str:
+        if self.live:
+            return case.url
+        return self._replay().url_for(case.id)
 
 
 STATE = pytest.StashKey[BenchState]()
@@ -106,21 +144,37 @@ def _benchmark_requested(config: pytest.Config) -> bool:
     return False
 
 
-def _selected_providers(config: pytest.Config) -> list[str]:
-    raw = config.getoption("providers")
-    names = [n.strip() for n in raw.split(",") if n.strip()] if raw else list(DEFAULT_PROVIDERS)
-    unknown = [n for n in names if n not in PROVIDER_TYPES]
-    if unknown:
-        raise pytest.UsageError(f"--providers: unknown provider(s) {', '.join(unknown)}; known: {', '.join(sorted(PROVIDER_TYPES))}")
-    if len(set(names)) != len(names):
-        raise pytest.UsageError(f"--providers: a provider is named twice in {raw!r}")
-    return names
+def _provider_config(config: pytest.Config) -> tuple[ProviderConfig, Path | None]:
+    workerinput = getattr(config, "workerinput", None)
+    option = workerinput.get("lexbench_provider_config") if workerinput else config.getoption("provider_config")
+    if not option:
+        return default_config(), None
+    path = Path(option)
+    path = path if path.is_absolute() else (config.invocation_params.dir / path).resolve()
+    try:
+        return load_config(path), path
+    except LexbenchError as exc:
+        raise pytest.UsageError(f"--provider-config: {exc}") from None
+
+
+def _runtime_policy(config: pytest.Config) -> RuntimePolicy:
+    try:
+        return RuntimePolicy(timeout_s=config.getoption("fetch_timeout"), retries=config.getoption("retries"))
+    except ValueError as exc:
+        raise pytest.UsageError(f"--fetch-timeout/--retries: {exc}") from None
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """``pytest_configure``: validate the selection; on the controller, open the run directory."""
+    """``pytest_configure``: load the provider configuration and validate the selection; on the
+    controller, open the run directory."""
     config.addinivalue_line("markers", "control: a control provider item (scorer sanity check)")
-    state = BenchState(config=config, provider_names=_selected_providers(config))
+    provider_config, path = _provider_config(config)
+    try:
+        selected = provider_config.select(config.getoption("providers"))
+    except LexbenchError as exc:
+        raise pytest.UsageError(f"--providers: {exc}") from None
+    state = BenchState(config=config, provider_config=provider_config, provider_config_path=path,
+                       specs={spec.name: spec for spec in selected}, policy=_runtime_policy(config))
     config.stash[STATE] = state
     if state.is_worker:
         run_dir = config.workerinput.get("lexbench_run_dir")
@@ -150,7 +204,16 @@ def _write_manifest(state: BenchState, finished: str | None) -> None:
                   "review_status": suite.dataset.suite.review_status.value, "path": str(suite.root),
                   "dataset_sha256": suite.dataset_sha256(), "cases": len(suite.cases)},
         "providers": state.provider_names,
-        "fetch_timeout_s": config.getoption("fetch_timeout"),
+        "provider_selection": config.getoption("providers") or CONFIGURED,
+        "provider_config": {
+            "path": str(state.provider_config_path) if state.provider_config_path else "built-in",
+            "sha256_redacted": state.provider_config.redacted_sha256(),
+            "providers": {name: {"type": spec.type, "output_contract": spec.output_contract, "dns_mode": spec.dns_mode,
+                                 "log_level": spec.log_level, "credential_variables": spec.credential_variables()}
+                          for name, spec in state.specs.items()},
+        },
+        "runtime_policy": state.policy.as_record(),
+        "fetch_timeout_s": state.policy.timeout_s,
         "mode": "live" if config.getoption("live") else "replay",
         "started": state.started,
         "finished": finished,
@@ -161,6 +224,7 @@ def pytest_configure_node(node) -> None:  # type: ignore[no-untyped-def]
     """pytest-xdist's ``pytest_configure_node``: tell each worker where the run directory is."""
     state = node.config.stash[STATE]
     node.workerinput["lexbench_run_dir"] = str(state.run_dir) if state.run_dir else ""
+    node.workerinput["lexbench_provider_config"] = str(state.provider_config_path) if state.provider_config_path else ""
 
 
 def pytest_collect_directory(path: Path, parent: pytest.Collector) -> pytest.Collector | None:
@@ -208,24 +272,15 @@ class CaseItem(pytest.Item):
         self.case = case
         self.provider_name = provider_name
         self.row_json: str | None = None
-        provider_type = PROVIDER_TYPES[provider_name]
-        self.output_contract = provider_type.output_contract
+        state = self.config.stash[STATE]
+        self.output_contract = state.specs[provider_name].output_contract
         if self.output_contract == "control":
             self.add_marker(pytest.mark.control)
-        timeout = self.config.getoption("fetch_timeout")
-        self.add_marker(pytest.mark.timeout(timeout * 2 + BACKSTOP_MARGIN))
+        policy = state.policy
+        self.add_marker(pytest.mark.timeout((policy.retries + 1) * (policy.timeout_s + policy.grace_s) + BACKSTOP_MARGIN))
 
     def runtest(self) -> None:
-        state = self.config.stash[STATE]
-        provider = state.get_provider(self.provider_name)
-        timeout = self.config.getoption("fetch_timeout")
-        try:
-            url = state.target_url(self.case) if provider.needs_network else self.case.url
-        except OSError as exc:
-            result = ProviderResult(success=False, error_type=ErrorType.INFRASTRUCTURE,
-                                    error_message=f"the replay server could not start: {exc}")
-        else:
-            result = call_provider(provider, self.case, timeout, url)
+        result = self._call()
         from lexbench.scoring import evaluate_response
 
         verdict = evaluate_response(self.case, result)
@@ -234,6 +289,21 @@ class CaseItem(pytest.Item):
             raise VerdictFailure(verdict.explanation)
         if verdict.outcome is Outcome.UNRESOLVABLE:
             pytest.skip(f"unresolvable: {verdict.explanation}")
+
+    def _call(self) -> ProviderResult:
+        state = self.config.stash[STATE]
+        provider_type = state.provider_type(self.provider_name)
+        if provider_type.needs_network and not provider_type.reaches_loopback and not state.live:
+            return ProviderResult.failure(
+                ErrorType.REPLAY_UNREACHABLE,
+                f"{self.provider_name} is a hosted service and cannot fetch the loopback replay server; "
+                "its items run only with --live")
+        try:
+            url = state.target_url(self.case) if provider_type.needs_network else self.case.url
+            provider = state.get_provider(self.provider_name)
+        except OSError as exc:
+            return ProviderResult.failure(ErrorType.INFRASTRUCTURE, f"the replay server could not start: {exc}")
+        return call_provider(provider, self.case, url, state.policy)
 
     def _record(self, result: ProviderResult, verdict: Verdict) -> None:
         state = self.config.stash[STATE]
@@ -295,12 +365,12 @@ def _crashed_row(state: BenchState, report: pytest.TestReport) -> RunRow | None:
     match = _ITEM_NAME.search(report.nodeid)
     suite = state.get_suite()
     case = next((c for c in suite.cases if match and c.id == match["case"]), None)
-    if case is None or match["provider"] not in PROVIDER_TYPES:
+    if case is None or match["provider"] not in state.specs:
         return None
     message = str(report.longrepr).strip().splitlines()[-1][:500] if report.longrepr else "no verdict"
     return RunRow(
         suite=suite.id, case=case.id, provider=match["provider"],
-        output_contract=PROVIDER_TYPES[match["provider"]].output_contract,
+        output_contract=state.specs[match["provider"]].output_contract,
         category=case.category, track=case.track, lang=case.lang, outcome=Outcome.FAIL,
         failure_class=ErrorType.CRASHED.value, explanation=f"fail: the item ended without a verdict ({message})",
         error_type=ErrorType.CRASHED.value, error_message=message,

@@ -1,4 +1,4 @@
-"""The provider interface and registry (SPEC §5).
+"""The provider interface (SPEC §5).
 
 A provider turns a URL into readable content. Adapters implement one method::
 
@@ -6,45 +6,115 @@ A provider turns a URL into readable content. Adapters implement one method::
         type_name = "my-provider"
 
         def fetch(self, case, timeout, url):
-            ...  # one physical call to `url`; never look at the case's reference
-            return ProviderResult(success=True, content="# Title\\n\\nBody", content_format="markdown")
+            deadline = Deadline.after(timeout)
+            page = self.http.fetch_target(url, deadline)        # the shared HTTP boundary
+            return ProviderResult(success=True, content=..., content_format="markdown",
+                                  metadata=ResultMetadata(upstream_status=page.status))
 
-``url`` is what to fetch: the replay server's loopback URL in replay mode, the case's own URL with
-``--live``. ``case.url`` stays the page's identity. Exceptions escaping ``fetch`` are turned into a
-``crashed`` result by :func:`lexbench.providers.call.call_provider`, never into a harness error.
+``fetch`` makes exactly one physical call. Deadlines, retries, late answers, credential expansion and
+redaction are not its business: :func:`lexbench.providers.policy.call_provider` applies them to every
+provider alike. ``url`` is what to fetch: the replay server's loopback URL in replay mode, the case's
+own URL with ``--live``; ``case.url`` stays the page's identity, and nothing else of the case (least of
+all its reference) may shape the request. Failures are returned as ``success=False`` results or raised
+as :class:`~lexbench.providers.policy.FetchError`; any other exception is reported as ``crashed``.
+
+Hosted APIs subclass :class:`lexbench.providers.hosted.HostedProvider` and only build a request and
+parse a response.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import ClassVar, Literal
+from collections.abc import Mapping
+from typing import Any, ClassVar, Literal
 
 from lexbench.dataset.case import Case
-from lexbench.providers.result import ProviderResult
+from lexbench.providers.credentials import MissingCredentials, Redactor, expand, missing_variables, placeholder_names
+from lexbench.providers.http import HttpBoundary
+from lexbench.providers.policy import FetchError
+from lexbench.providers.result import ErrorType, ProviderResult
 
 OutputContract = Literal["cleaned", "rendered_html", "control"]
 """``cleaned`` → the shared readable-content leaderboard; ``rendered_html`` → diagnostics table;
 ``control`` → scorer sanity checks shown apart from real providers."""
 
+Family = Literal["local", "hosted", "engine", "worker", "control"]
+"""Provider families (SPEC §5): local extractors, hosted APIs, headless engines, third-party workers,
+and controls."""
+
 
 class Provider(ABC):
-    """One configured provider. Instances are built once per worker process and reused."""
+    """One configured provider, built once per worker process and reused for every item.
+
+    Class attributes describe the type: ``type_name`` (its registry key), ``family``,
+    ``output_contracts`` (the contracts a configuration may assign; the first is the default),
+    ``needs_network`` (False for controls that never fetch), ``reaches_loopback`` (False for hosted
+    services, which cannot fetch the replay server), ``option_names`` (accepted option keys; ``None``
+    accepts any) and ``secret_options`` (options that must be ``${ENV_VAR}`` placeholders).
+
+    ``options`` are the configured fixed options with placeholders unexpanded; :meth:`expanded_options`
+    expands them at call time. ``http`` is the shared HTTP boundary configured for this provider.
+    """
 
     type_name: ClassVar[str]
-    output_contract: ClassVar[OutputContract] = "cleaned"
+    family: ClassVar[Family] = "local"
+    output_contracts: ClassVar[tuple[OutputContract, ...]] = ("cleaned",)
     needs_network: ClassVar[bool] = True
-    """False for controls that never fetch (they run without the replay server)."""
+    reaches_loopback: ClassVar[bool] = True
+    option_names: ClassVar[frozenset[str] | None] = frozenset()
+    secret_options: ClassVar[frozenset[str]] = frozenset()
 
-    def __init__(self, name: str | None = None, **options: object) -> None:
+    def __init__(self, name: str | None = None, options: Mapping[str, Any] | None = None, *,
+                 http: HttpBoundary | None = None, output_contract: OutputContract | None = None) -> None:
         self.name = name or self.type_name
-        self.options = options
+        self.options: dict[str, Any] = dict(options or {})
+        self.http = http or HttpBoundary()
+        self.output_contract: OutputContract = output_contract or self.output_contracts[0]
+
+    @classmethod
+    def default_contract(cls) -> OutputContract:
+        return cls.output_contracts[0]
+
+    @classmethod
+    def validate_options(cls, options: Mapping[str, Any]) -> None:
+        """Check configured options; raise ``ValueError`` naming the problem. Subclasses may extend."""
+        if cls.option_names is not None:
+            unknown = sorted(set(options) - cls.option_names)
+            if unknown:
+                known = ", ".join(sorted(cls.option_names)) or "none"
+                raise ValueError(f"unknown option(s) {', '.join(unknown)} (accepted: {known})")
+
+    def credential_variables(self) -> list[str]:
+        """Environment variable names this provider's options refer to (its credentials)."""
+        return placeholder_names(self.options)
+
+    def missing_credentials(self) -> list[str]:
+        """The credential variables that are unset or empty right now."""
+        return missing_variables(self.credential_variables())
+
+    def redactor(self) -> Redactor:
+        """A redactor for the current values of this provider's credential variables."""
+        return Redactor.from_environment(self.credential_variables())
+
+    def expanded_options(self) -> dict[str, Any]:
+        """The options with placeholders expanded from the environment, now (call time only).
+
+        Raises :class:`FetchError` ``missing_credentials`` when a variable is unset or empty.
+        """
+        try:
+            return expand(self.options)
+        except MissingCredentials as exc:
+            raise FetchError(ErrorType.MISSING_CREDENTIALS, f"{self.name}: {exc}") from None
+
+    def prepare(self) -> None:
+        """Untimed preparation before each attempt (start a worker, a preflight); raise on failure."""
 
     @abstractmethod
     def fetch(self, case: Case, timeout: float, url: str) -> ProviderResult:
-        """Fetch ``url`` within ``timeout`` seconds and return the normalised result.
+        """Make one physical call for ``url`` within ``timeout`` seconds and return the normalised result.
 
-        Failures are returned as ``ProviderResult(success=False, error_type=..., error_message=...)``
-        with any content kept; raising is reserved for bugs.
+        Failures are ``ProviderResult(success=False, error_type=..., error_message=...)`` with any
+        content kept, or a raised :class:`FetchError`; other exceptions are reserved for bugs.
         """
 
     def close(self) -> None:

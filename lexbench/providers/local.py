@@ -1,4 +1,4 @@
-"""Local providers: fetch the page over HTTP, extract on this machine (SPEC §5 "local" family).
+"""Local providers: fetch the page through the shared HTTP boundary, extract on this machine (SPEC §5).
 
 - ``http-markdownify``: the whole page body converted to Markdown (a naive baseline: it keeps
   navigation, footers and text hidden by CSS, because it does not render).
@@ -6,114 +6,146 @@
 - ``readability``: readability-lxml's article, its title as a heading, converted with markdownify.
 - ``reference-echo``: the control. It returns the case's own title, reference body and stable-group
   phrases, and must pass every case; a miss means the scorer or the case is wrong, not a provider.
+
+Fetching obeys the runtime policy at :class:`~lexbench.providers.http.HttpBoundary` (deadline, ceiling,
+guard); extraction runs in the killable :class:`~lexbench.providers.extraction.ExtractionWorker` within
+what is left of the same deadline. :func:`extract` is the pure part, run inside that worker.
 """
 
 from __future__ import annotations
 
-import time
+from collections.abc import Callable, Mapping
+from typing import Any, ClassVar
 
-import httpx
 import lxml.html
 import markdownify
 
 from lexbench.dataset.case import Case
-from lexbench.providers.base import Provider
-from lexbench.providers.result import Attempt, ErrorType, ProviderResult, ResultMetadata
-
-MAX_BODY_BYTES = 20_000_000
-"""Response ceiling (SPEC §5): a larger body fails ``too_large``."""
+from lexbench.providers.base import OutputContract, Provider
+from lexbench.providers.http import HttpResponse
+from lexbench.providers.policy import Deadline
+from lexbench.providers.extraction import ExtractionWorker
+from lexbench.providers.result import ErrorType, ProviderResult, ResultMetadata
 
 _DROP_TAGS = ("head", "script", "style", "noscript", "template")
+_HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
+# Served without a useful type: look at the bytes, as browsers do.
+_SNIFFED_TYPES = frozenset({"text/plain", "application/octet-stream", "binary/octet-stream"})
 
 
-class _Page:
-    """A fetched page: status, final URL, decoded HTML."""
-
-    def __init__(self, status: int, final_url: str, html: str) -> None:
-        self.status, self.final_url, self.html = status, final_url, html
+def is_html_document(response: HttpResponse) -> bool:
+    """True when ``response`` is an HTML page: an HTML media type, or no/generic type and bytes that
+    open like HTML (after whitespace and a BOM)."""
+    media = response.content_type
+    if media in _HTML_TYPES:
+        return True
+    if media is not None and media not in _SNIFFED_TYPES:
+        return False
+    head = response.body[:1024].lstrip(b"\xef\xbb\xbf \t\r\n").lower()
+    return head.startswith((b"<!doctype html", b"<html", b"<head", b"<body", b"<!--"))
 
 
 class HttpExtractor(Provider):
-    """Base for local providers: one HTTP GET, then :meth:`extract` on this machine."""
+    """Base for local providers: one GET through the boundary, then extraction in the worker."""
 
-    def __init__(self, name: str | None = None, **options: object) -> None:
-        super().__init__(name, **options)
-        self._client = httpx.Client(follow_redirects=True, headers={"User-Agent": "lexbench/0.1"})
+    family = "local"
+
+    def __init__(self, name: str | None = None, options: Mapping[str, Any] | None = None, **kwargs: Any) -> None:
+        super().__init__(name, options, **kwargs)
+        self._worker = ExtractionWorker.shared()
+
+    def prepare(self) -> None:
+        self._worker.ensure_started()
 
     def fetch(self, case: Case, timeout: float, url: str) -> ProviderResult:
-        start = time.perf_counter()
-        try:
-            page = self._get(url, timeout)
-        except _FetchError as exc:
-            elapsed = time.perf_counter() - start
-            attempt = Attempt(latency_s=elapsed, error_type=exc.error_type, error_message=str(exc))
-            return ProviderResult(
-                success=False, error_type=exc.error_type, error_message=str(exc), latency_s=elapsed, attempts=[attempt]
-            )
-        content, title = self.extract(page.html, case.url)
-        elapsed = time.perf_counter() - start
-        ok_status = 200 <= page.status < 300
-        error_type = None if ok_status else ErrorType.UPSTREAM_STATUS
-        message = None if ok_status else f"the page answered HTTP {page.status}"
+        deadline = Deadline.after(timeout)
+        page = self.http.fetch_target(url, deadline)
+        ok = 200 <= page.status < 300
+        metadata = ResultMetadata(upstream_status=page.status, engine=self.type_name,
+                                  content_type=page.headers.get("content-type"), redirects=list(page.redirects))
+        failed = None if ok else f"the page answered HTTP {page.status}"
+        if not is_html_document(page):
+            if ok:
+                return ProviderResult.failure(
+                    ErrorType.UNSUPPORTED_CONTENT,
+                    f"the page is {page.content_type or 'untyped'} ({len(page.body):,} bytes), not HTML; "
+                    f"{self.type_name} extracts HTML pages only",
+                    final_url=page.url, metadata=metadata)
+            # An error page that is not HTML: keep its text as the content, as the contract asks.
+            text = page.text() if (page.content_type or "text/").startswith("text/") else ""
+            return ProviderResult.failure(ErrorType.UPSTREAM_STATUS, failed, content=text, content_format="text",
+                                          final_url=page.url, metadata=metadata)
+        html = page.text()
+        content, title = ("", None) if not html.strip() else self._worker.extract(
+            self.type_name, html, case.url, self.options, deadline)
         return ProviderResult(
-            success=ok_status,
+            success=ok,
             content=content,
             content_format="markdown",
-            final_url=page.final_url,
+            final_url=page.url,
             title=title,
-            error_type=error_type,
-            error_message=message,
-            metadata=ResultMetadata(upstream_status=page.status, engine=self.type_name),
-            latency_s=elapsed,
-            attempts=[Attempt(latency_s=elapsed, upstream_status=page.status, error_type=error_type)],
+            error_type=None if ok else ErrorType.UPSTREAM_STATUS,
+            error_message=failed,
+            metadata=metadata,
         )
 
-    def extract(self, html: str, url: str) -> tuple[str, str | None]:
-        """Return (Markdown content, title or None) for a page's HTML."""
-        raise NotImplementedError
-
-    def _get(self, url: str, timeout: float) -> _Page:
-        try:
-            with self._client.stream("GET", url, timeout=timeout) as response:
-                chunks, size = [], 0
-                for chunk in response.iter_bytes():
-                    size += len(chunk)
-                    if size > MAX_BODY_BYTES:
-                        raise _FetchError(ErrorType.TOO_LARGE, f"body exceeds {MAX_BODY_BYTES:,} bytes")
-                    chunks.append(chunk)
-                body = b"".join(chunks)
-                encoding = response.charset_encoding or _sniff_charset(body) or "utf-8"
-                try:
-                    html = body.decode(encoding, errors="replace")
-                except LookupError:
-                    html = body.decode("utf-8", errors="replace")
-                return _Page(response.status_code, str(response.url), html)
-        except httpx.TimeoutException as exc:
-            raise _FetchError(ErrorType.TIMEOUT, f"no complete answer within {timeout:g} s ({type(exc).__name__})") from None
-        except httpx.ConnectError as exc:
-            raise _FetchError(ErrorType.CONNECT, f"cannot connect to {url}: {exc}") from None
-        except httpx.HTTPError as exc:
-            raise _FetchError(ErrorType.CONNECT, f"HTTP error fetching {url}: {exc}") from None
-
     def close(self) -> None:
-        self._client.close()
+        ExtractionWorker.release()
 
 
-class _FetchError(Exception):
-    def __init__(self, error_type: ErrorType, message: str) -> None:
-        super().__init__(message)
-        self.error_type = error_type
+class HttpMarkdownify(HttpExtractor):
+    """Whole page → Markdown: no main-content detection at all (a baseline)."""
+
+    type_name = "http-markdownify"
 
 
-def _sniff_charset(body: bytes) -> str | None:
-    head = body[:4096].decode("ascii", errors="replace").lower()
-    for marker in ('charset="', "charset='", "charset="):
-        index = head.find(marker)
-        if index >= 0:
-            value = head[index + len(marker) :].split('"')[0].split("'")[0].split(";")[0].split(">")[0].strip()
-            if value:
-                return value
-    return None
+class Trafilatura(HttpExtractor):
+    """trafilatura's extraction to Markdown; comments, links and tables included by default (its
+    natural output). Options: ``include_comments``, ``include_links``, ``include_tables``,
+    ``favor_precision``, ``favor_recall`` (booleans)."""
+
+    type_name = "trafilatura"
+    option_names = frozenset({"include_comments", "include_links", "include_tables", "favor_precision", "favor_recall"})
+
+    @classmethod
+    def validate_options(cls, options: Mapping[str, Any]) -> None:
+        super().validate_options(options)
+        wrong = [k for k, v in options.items() if not isinstance(v, bool)]
+        if wrong:
+            raise ValueError(f"option(s) {', '.join(wrong)} must be true or false")
+
+
+class Readability(HttpExtractor):
+    """readability-lxml's article with its title as a heading, converted with markdownify."""
+
+    type_name = "readability"
+
+
+class ReferenceEcho(Provider):
+    """Control: answers with the case's own title and reference body, without any network call."""
+
+    type_name = "reference-echo"
+    family = "control"
+    output_contracts: ClassVar[tuple[OutputContract, ...]] = ("control",)
+    needs_network = False
+
+    def fetch(self, case: Case, timeout: float, url: str) -> ProviderResult:
+        # Plain text, so reference lines that look like Markdown syntax stay literal text.
+        lines = [case.title] if case.title else []
+        if case.reference_text:
+            lines.append(case.reference_text)
+        lines += [phrase for group in case.stable_groups for phrase in group.phrases]
+        return ProviderResult(
+            success=True,
+            content="\n".join(lines),
+            content_format="text",
+            final_url=case.url,
+            title=case.title,
+            metadata=ResultMetadata(engine="reference-echo"),
+        )
+
+
+# --- extraction (runs in the extraction worker) ------------------------------------------------------
 
 
 def _parse(html: str) -> lxml.html.HtmlElement | None:
@@ -128,77 +160,55 @@ def to_markdown(html: str) -> str:
     return markdownify.markdownify(html, heading_style="ATX").strip()
 
 
-class HttpMarkdownify(HttpExtractor):
-    """Whole page → Markdown: no main-content detection at all (a baseline)."""
-
-    type_name = "http-markdownify"
-
-    def extract(self, html: str, url: str) -> tuple[str, str | None]:
-        root = _parse(html)
-        if root is None:
-            return "", None
-        title = root.findtext(".//title")
-        for element in root.xpath("|".join(f"//{tag}" for tag in _DROP_TAGS)):
-            element.drop_tree()
-        return to_markdown(lxml.html.tostring(root, encoding="unicode")), title
+def _markdownify_page(html: str, url: str, options: Mapping[str, Any]) -> tuple[str, str | None]:
+    root = _parse(html)
+    if root is None:
+        return "", None
+    title = root.findtext(".//title")
+    for element in root.xpath("|".join(f"//{tag}" for tag in _DROP_TAGS)):
+        element.drop_tree()
+    return to_markdown(lxml.html.tostring(root, encoding="unicode")), title
 
 
-class Trafilatura(HttpExtractor):
-    """trafilatura's extraction to Markdown, comments and links included (its natural output)."""
+def _trafilatura(html: str, url: str, options: Mapping[str, Any]) -> tuple[str, str | None]:
+    import trafilatura
 
-    type_name = "trafilatura"
-
-    def extract(self, html: str, url: str) -> tuple[str, str | None]:
-        import trafilatura
-
-        content = trafilatura.extract(
-            html, url=url, output_format="markdown", include_comments=True, include_links=True, include_tables=True
-        )
-        return content or "", None
+    settings = {"include_comments": True, "include_links": True, "include_tables": True, **options}
+    content = trafilatura.extract(html, url=url, output_format="markdown", **settings)
+    return content or "", None
 
 
-class Readability(HttpExtractor):
-    """readability-lxml's article with its title as a heading, converted with markdownify."""
+def _readability(html: str, url: str, options: Mapping[str, Any]) -> tuple[str, str | None]:
+    from readability import Document
 
-    type_name = "readability"
+    try:
+        document = Document(html, url=url)
+        title = document.short_title()
+        summary = document.summary(html_partial=True)
+    except Exception as exc:  # readability raises its own Unparseable on odd pages
+        raise RuntimeError(f"readability could not parse the page: {exc}") from exc
+    body = to_markdown(summary)
+    return (f"# {title}\n\n{body}" if title else body), title
 
-    def extract(self, html: str, url: str) -> tuple[str, str | None]:
-        from readability import Document
 
-        if not html.strip():
-            return "", None
+EXTRACTORS: dict[str, Callable[[str, str, Mapping[str, Any]], tuple[str, str | None]]] = {
+    "http-markdownify": _markdownify_page,
+    "trafilatura": _trafilatura,
+    "readability": _readability,
+}
+"""Local provider type → extraction function ``(html, url, options) -> (Markdown, title or None)``."""
+
+
+def extract(extractor: str, html: str, url: str, options: Mapping[str, Any]) -> tuple[str, str | None]:
+    """Run one extractor on ``html``; raises ``KeyError`` for an unknown extractor name."""
+    return EXTRACTORS[extractor](html, url, options)
+
+
+def warm_up() -> None:
+    """Import the extractors' libraries and run each once, so no call pays for imports."""
+    page = "<html><head><title>t</title></head><body><article><h1>t</h1><p>warm up text.</p></article></body></html>"
+    for name in EXTRACTORS:
         try:
-            document = Document(html, url=url)
-            title = document.short_title()
-            summary = document.summary(html_partial=True)
-        except Exception as exc:  # readability raises its own Unparseable on odd pages
-            raise RuntimeError(f"readability could not parse the page: {exc}") from exc
-        body = to_markdown(summary)
-        return (f"# {title}\n\n{body}" if title else body), title
-
-
-class ReferenceEcho(Provider):
-    """Control: answers with the case's own title and reference body, without any network call."""
-
-    type_name = "reference-echo"
-    output_contract = "control"
-    needs_network = False
-
-    def fetch(self, case: Case, timeout: float, url: str) -> ProviderResult:
-        start = time.perf_counter()
-        # Plain text, so reference lines that look like Markdown syntax stay literal text.
-        lines = [case.title] if case.title else []
-        if case.reference_text:
-            lines.append(case.reference_text)
-        lines += [phrase for group in case.stable_groups for phrase in group.phrases]
-        elapsed = time.perf_counter() - start
-        return ProviderResult(
-            success=True,
-            content="\n".join(lines),
-            content_format="text",
-            final_url=case.url,
-            title=case.title,
-            metadata=ResultMetadata(engine="reference-echo"),
-            latency_s=elapsed,
-            attempts=[Attempt(latency_s=elapsed)],
-        )
+            extract(name, page, "http://warm.up/", {})
+        except Exception:  # a broken extractor is reported on its first real call
+            pass

@@ -2,7 +2,32 @@
 
 A result keeps everything a reviewer needs to judge the call afterwards: the content (kept even when
 it is an error page or an API error body), the API's own HTTP status and the target page's status as
-separate fields, and every physical attempt with its own timing and cost.
+separate fields, the DNS mode and resolutions the HTTP boundary observed, and every physical attempt
+with its own timing, statuses and cost.
+
+The stable error classes (:class:`ErrorType`) and the verdict class each one leads to (SPEC §3.1)::
+
+    unresolvable — the operator's setup stopped the call, not the method
+      missing_credentials   a credential placeholder's environment variable is unset or empty
+      auth                  the service rejected the credentials (API 401/403)
+      quota                 quota or credit exhausted (API 402, documented quota errors)
+      rate_limited          the service rate-limited the call (API 429)
+      infrastructure        a harness component failed (replay server down, local preflight failed)
+      replay_unreachable    a hosted service cannot reach the loopback replay server (replay mode)
+    fail — the method was tried and did not deliver
+      timeout               no complete answer within the per-call deadline (late answers included)
+      connect / dns / tls   the connection could not be made
+      too_large             a body or subprocess output passed the 20,000,000-byte ceiling
+      too_many_redirects    a redirect loop or more hops than allowed
+      blocked_network       the private-network guard refused an address (loopback, private, ...)
+      upstream_status       the target page answered non-2xx (content kept)
+      api_status            the service answered a non-2xx status that is not a setup problem
+      service_error         the service reported its own or the origin's failure (5xx, or inside a 200)
+      malformed_response    the service's answer does not have its documented shape
+      empty_content         the call succeeded but returned nothing
+      unsupported_content   the response is not a document the provider reads (e.g. image/png)
+      unsupported           the provider cannot do this task at all
+      crashed               the adapter raised: a bug, reported and the run continues
 """
 
 from __future__ import annotations
@@ -13,16 +38,21 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 ContentFormat = Literal["markdown", "text", "html"]
+DnsMode = Literal["system", "public_doh"]
 
 
 class ErrorType(StrEnum):
-    """Stable classes of call failure (SPEC §3.1, §5). The answer boundary maps them to verdicts."""
+    """Stable classes of call failure (SPEC §3.1, §5); the module docstring gives each one's meaning.
+
+    Values are stored in run records: never rename one, only add.
+    """
 
     TIMEOUT = "timeout"
     CONNECT = "connect"
     DNS = "dns"
     TLS = "tls"
     TOO_LARGE = "too_large"
+    TOO_MANY_REDIRECTS = "too_many_redirects"
     UPSTREAM_STATUS = "upstream_status"
     API_STATUS = "api_status"
     AUTH = "auth"
@@ -35,11 +65,32 @@ class ErrorType(StrEnum):
     CRASHED = "crashed"
     INFRASTRUCTURE = "infrastructure"
     MISSING_CREDENTIALS = "missing_credentials"
+    REPLAY_UNREACHABLE = "replay_unreachable"
+    UNSUPPORTED_CONTENT = "unsupported_content"
     UNSUPPORTED = "unsupported"
 
 
+class Resolution(BaseModel):
+    """One host name the HTTP boundary resolved: how (``system`` resolver or ``doh``) and to what.
+
+    ``resolver`` is the DoH resolver URL (``None`` for the system resolver); ``addresses`` the IP
+    addresses in the order returned (empty when resolution failed).
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    host: str
+    via: Literal["system", "doh"]
+    addresses: list[str] = Field(default_factory=list)
+    resolver: str | None = None
+
+
 class Attempt(BaseModel):
-    """One physical call: its own latency (seconds), statuses, error and cost."""
+    """One physical call: its own wall time (seconds), statuses, error, cost and network facts.
+
+    ``late`` is true when the answer arrived after the deadline and was discarded (SPEC §5).
+    ``cost`` is in the provider's billing unit (``ResultMetadata.cost_unit``).
+    """
 
     model_config = ConfigDict(extra="forbid")
 
@@ -49,6 +100,10 @@ class Attempt(BaseModel):
     error_type: ErrorType | None = None
     error_message: str | None = None
     cost: float | None = None
+    request_id: str | None = None
+    late: bool = False
+    resolutions: list[Resolution] = Field(default_factory=list)
+    redirects: list[str] = Field(default_factory=list)
 
 
 class ResultMetadata(BaseModel):
@@ -56,7 +111,12 @@ class ResultMetadata(BaseModel):
 
     ``api_http_status`` is the fetch service's own HTTP status; ``upstream_status`` the target page's
     status as the provider observed it, ``None`` when unknown — never copied from the API status.
-    ``server_elapsed_s`` is the time the service says it spent; ``billing`` its cost/usage fields.
+    ``server_elapsed_s`` is the time the service says it spent; ``billing`` its cost/usage fields as
+    reported. ``cost`` is this call's cost and ``cost_total`` the sum over every attempt, both in
+    ``cost_unit`` (e.g. ``"usd"``, ``"credits"``); ``None`` when the provider reports no cost.
+    ``dns_mode`` and ``resolutions`` are what the shared HTTP boundary used and observed (final
+    attempt); ``redirects`` the URLs followed after the first request; ``content_type`` the final
+    response's Content-Type header.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -67,13 +127,22 @@ class ResultMetadata(BaseModel):
     engine: str | None = None
     server_elapsed_s: float | None = None
     billing: dict[str, Any] = Field(default_factory=dict)
+    cost: float | None = None
+    cost_total: float | None = None
+    cost_unit: str | None = None
+    dns_mode: DnsMode | None = None
+    resolutions: list[Resolution] = Field(default_factory=list)
+    redirects: list[str] = Field(default_factory=list)
+    content_type: str | None = None
 
 
 class ProviderResult(BaseModel):
     """The normalised result of ``Provider.fetch`` (SPEC §5).
 
-    ``latency_s`` is the final attempt's wall time in seconds, stopped after the response and its
-    required decoding; ``attempts`` lists every physical call including the final one.
+    ``content`` is kept even for failed calls (an error page, an API error body) unless the answer came
+    late. ``latency_s`` is the final attempt's wall time in seconds, stopped after the response and its
+    required decoding; ``attempts`` lists every physical call including the final one (filled in by
+    :func:`lexbench.providers.policy.call_provider`).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -88,3 +157,8 @@ class ProviderResult(BaseModel):
     metadata: ResultMetadata = Field(default_factory=ResultMetadata)
     latency_s: float = Field(default=0.0, ge=0)
     attempts: list[Attempt] = Field(default_factory=list)
+
+    @classmethod
+    def failure(cls, error_type: ErrorType, message: str, **fields: Any) -> ProviderResult:
+        """A failed result with ``error_type`` and an actionable ``message``; other fields as given."""
+        return cls(success=False, error_type=error_type, error_message=message, **fields)

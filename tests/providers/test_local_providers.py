@@ -1,13 +1,19 @@
 """Local providers fetch the replayed page and return Markdown with statuses and timings (SPEC §5)."""
 
+import os
+import urllib.parse
+
 import pytest
 
 from lexbench.dataset.suite import load_suite
-from lexbench.providers import build_provider, call_provider
+from lexbench.errors import ConfigError
+from lexbench.providers import RuntimePolicy, build_provider, call_provider
 from lexbench.providers.base import Provider
+from lexbench.providers.extraction import ExtractionWorker
+from lexbench.providers.guard import NetworkGuard
+from lexbench.providers.policy import Deadline, FetchError
 from lexbench.providers.result import ErrorType
 from lexbench.replay import ReplayServer
-from lexbench.errors import ConfigError
 from tests.suite_factory import ARTICLES, write_suite
 
 
@@ -18,17 +24,23 @@ def served(tmp_path_factory):
         yield suite, server
 
 
+def replay_guard(server: ReplayServer) -> NetworkGuard:
+    parts = urllib.parse.urlsplit(server.base_url)
+    return NetworkGuard.allowing((parts.hostname, parts.port))
+
+
 @pytest.mark.parametrize("name", ["http-markdownify", "trafilatura", "readability"])
 def test_local_provider_returns_article_markdown(served, name):
     suite, server = served
     case = suite.cases[0]
-    provider = build_provider(name)
-    result = call_provider(provider, case, 10.0, server.url_for(case.id))
+    provider = build_provider(name, guard=replay_guard(server))
+    result = call_provider(provider, case, server.url_for(case.id), RuntimePolicy(timeout_s=10))
     provider.close()
     assert result.success, result.error_message
     assert result.content_format == "markdown"
     assert result.metadata.upstream_status == 200
     assert result.metadata.api_http_status is None  # local providers call no API
+    assert result.metadata.dns_mode == "system"
     assert "four tidal turbines" in result.content
     assert "do not count me" not in result.content  # script text never leaks
     assert result.latency_s > 0 and len(result.attempts) == 1
@@ -38,31 +50,50 @@ def test_local_provider_returns_article_markdown(served, name):
 def test_http_markdownify_keeps_whole_page_chrome(served):
     suite, server = served
     case = suite.cases[0]
-    result = build_provider("http-markdownify").fetch(case, 10.0, server.url_for(case.id))
+    provider = build_provider("http-markdownify", guard=replay_guard(server))
+    result = call_provider(provider, case, server.url_for(case.id))
+    provider.close()
     assert "Privacy policy" in result.content and "# Tidal turbines" in result.content
 
 
-def test_target_404_is_a_failed_call_with_status_kept(served):
+def test_target_404_is_a_failed_call_with_status_and_content_kept(served):
     suite, server = served
-    result = build_provider("trafilatura").fetch(suite.cases[0], 10.0, server.base_url + "/replay/missing")
+    provider = build_provider("trafilatura", guard=replay_guard(server))
+    result = call_provider(provider, suite.cases[0], server.base_url + "/replay/missing", RuntimePolicy(retries=1))
+    provider.close()
     assert not result.success
     assert result.error_type is ErrorType.UPSTREAM_STATUS
     assert result.metadata.upstream_status == 404
+    assert [a.upstream_status for a in result.attempts] == [404, 404]  # one failure retry, both kept
 
 
 def test_refused_connection_is_connect_error(served):
     suite, _ = served
-    result = build_provider("readability").fetch(suite.cases[0], 2.0, "http://127.0.0.1:9/replay/x")
+    provider = build_provider("readability", guard=NetworkGuard.allowing(("127.0.0.1", 9)))
+    result = call_provider(provider, suite.cases[0], "http://127.0.0.1:9/replay/x", RuntimePolicy(timeout_s=2, retries=0))
+    provider.close()
     assert not result.success and result.error_type is ErrorType.CONNECT
     assert "cannot connect" in result.error_message
+
+
+def test_without_the_replay_exemption_the_replay_server_is_refused(served):
+    suite, server = served
+    hits = dict(server.requests)
+    provider = build_provider("trafilatura")  # no exemption: loopback is a private address
+    result = call_provider(provider, suite.cases[0], server.url_for(suite.cases[0].id), RuntimePolicy(retries=1))
+    provider.close()
+    assert result.error_type is ErrorType.BLOCKED_NETWORK and "loopback" in result.error_message
+    assert len(result.attempts) == 1  # a refusal is not retried
+    assert server.requests == hits  # refused before connecting
 
 
 def test_reference_echo_returns_title_and_reference(served):
     suite, _ = served
     case = suite.cases[1]
-    result = build_provider("reference-echo").fetch(case, 1.0, case.url)
+    result = call_provider(build_provider("reference-echo"), case, case.url)
     assert result.content.splitlines()[0] == case.title
     assert case.reference_text in result.content
+    assert result.metadata.dns_mode is None  # no network call
 
 
 def test_crashing_provider_becomes_crashed_result(served):
@@ -74,11 +105,36 @@ def test_crashing_provider_becomes_crashed_result(served):
         def fetch(self, case, timeout, url):
             raise ValueError("parser exploded")
 
-    result = call_provider(Broken(), suite.cases[0], 1.0, "http://x.invalid/")
+    result = call_provider(Broken(), suite.cases[0], "http://x.invalid/")
     assert not result.success and result.error_type is ErrorType.CRASHED
     assert "ValueError: parser exploded" in result.error_message
+    assert len(result.attempts) == 1  # a bug is not retried
 
 
 def test_unknown_provider_names_the_known_ones():
     with pytest.raises(ConfigError, match="unknown provider 'nope'.*trafilatura"):
         build_provider("nope")
+
+
+def test_extraction_past_the_deadline_kills_the_worker_and_the_next_call_gets_a_fresh_one():
+    worker = ExtractionWorker()
+    worker.ensure_started()
+    first = worker.pid
+    page = "<html><body>" + "<div><p>word " * 50_000 + "</body></html>"
+    with pytest.raises(FetchError) as caught:
+        worker.extract("trafilatura", page, "http://example.com/", {}, Deadline.after(0.001))
+    assert caught.value.error_type is ErrorType.TIMEOUT and "killed" in str(caught.value)
+    assert worker.pid is None
+    with pytest.raises(ProcessLookupError):
+        os.kill(first, 0)  # killed and reaped, not left running beside the next call
+    content, _ = worker.extract("http-markdownify", "<p>after</p>", "http://example.com/", {}, Deadline.after(30))
+    assert content == "after" and worker.pid not in (None, first)
+    worker.stop()
+
+
+def test_extractor_answer_past_the_output_ceiling_is_too_large():
+    worker = ExtractionWorker(max_output_bytes=1_000)
+    with pytest.raises(FetchError) as caught:
+        worker.extract("http-markdownify", "<p>" + "x" * 5_000 + "</p>", "http://example.com/", {}, Deadline.after(30))
+    worker.stop()
+    assert caught.value.error_type is ErrorType.TOO_LARGE

@@ -1,0 +1,208 @@
+"""Provider configuration: named providers, their type, fixed options and output contract (SPEC §5).
+
+``providers/providers.example.json`` shows the format::
+
+    {
+      "schema_version": 1,
+      "default_providers": ["trafilatura", "reference-echo"],
+      "defaults": {"dns_mode": "public_doh", "doh_url": "https://1.1.1.1/dns-query"},
+      "providers": [
+        {"name": "trafilatura", "type": "trafilatura", "output_contract": "cleaned",
+         "options": {"include_comments": true}},
+        {"name": "reader", "type": "jina-reader", "log_level": "debug",
+         "options": {"api_key": "${JINA_API_KEY}"}}
+      ]
+    }
+
+Names are what ``--providers a,b`` selects and what item ids and run records carry; ``--providers
+configured`` selects ``default_providers``. Credentials appear only as ``${ENV_VAR}`` placeholders
+(options a type declares secret must be placeholders) and are expanded at call time, never here.
+``dns_mode``/``doh_url`` (per provider, or in ``defaults``) apply to hosted API providers;
+``log_level: debug`` saves redacted HTTP exchanges in the run directory. Everything wrong with a file
+raises :class:`~lexbench.errors.ConfigError` naming the file and the provider.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from lexbench.errors import ConfigError
+from lexbench.providers.base import OutputContract, Provider
+from lexbench.providers.credentials import Redactor, has_placeholder, malformed_placeholders, placeholder_names
+from lexbench.providers.result import DnsMode
+
+CONFIGURED = "configured"
+"""The ``--providers`` value that selects the configuration's ``default_providers``."""
+LogLevel = Literal["info", "debug"]
+
+
+class ConfigDefaults(BaseModel):
+    """Settings every provider inherits unless it sets its own."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    dns_mode: DnsMode = "system"
+    doh_url: str | None = None
+    log_level: LogLevel = "info"
+
+
+class ProviderSpec(BaseModel):
+    """One named provider. After loading, ``output_contract``, ``dns_mode`` and ``log_level`` are always
+    set (from the entry, ``defaults`` or the type's default contract)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$", max_length=64)
+    type: str
+    output_contract: OutputContract | None = None
+    options: dict[str, Any] = Field(default_factory=dict)
+    dns_mode: DnsMode | None = None
+    doh_url: str | None = None
+    log_level: LogLevel | None = None
+    description: str | None = None
+
+    def credential_variables(self) -> list[str]:
+        """Environment variables named by this provider's placeholders."""
+        return placeholder_names(self.options)
+
+
+class ProviderConfig(BaseModel):
+    """A whole configuration file, validated against the registry of provider types."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    schema_version: Literal[1]
+    default_providers: list[str] = Field(min_length=1)
+    defaults: ConfigDefaults = Field(default_factory=ConfigDefaults)
+    providers: list[ProviderSpec] = Field(min_length=1)
+
+    def spec(self, name: str) -> ProviderSpec:
+        """The provider called ``name``; raises ``KeyError``."""
+        for spec in self.providers:
+            if spec.name == name:
+                return spec
+        raise KeyError(name)
+
+    @property
+    def names(self) -> list[str]:
+        return [spec.name for spec in self.providers]
+
+    def select(self, selection: str | None) -> list[ProviderSpec]:
+        """The providers a ``--providers`` value selects: ``None`` or ``configured`` → ``default_providers``;
+        else comma-separated names. Raises :class:`ConfigError` for unknown or repeated names."""
+        if selection is None or selection.strip() == CONFIGURED:
+            names = list(self.default_providers)
+        else:
+            names = [n.strip() for n in selection.split(",") if n.strip()]
+        if not names:
+            raise ConfigError("no provider selected")
+        unknown = [n for n in names if n not in self.names]
+        if unknown:
+            raise ConfigError(f"unknown provider(s) {', '.join(unknown)}; configured: {', '.join(self.names)}")
+        if len(set(names)) != len(names):
+            raise ConfigError(f"a provider is named twice in {selection!r}")
+        return [self.spec(n) for n in names]
+
+    def redacted_sha256(self) -> str:
+        """sha256 of the canonical JSON of this configuration as loaded: placeholders unexpanded, and any
+        current value of a referenced credential variable masked should one have been written literally."""
+        dump = self.model_dump(mode="json")
+        dump = Redactor.from_environment(placeholder_names(dump)).value(dump)
+        canonical = json.dumps(dump, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def _reject_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    keys = [k for k, _ in pairs]
+    repeated = sorted({k for k in keys if keys.count(k) > 1})
+    if repeated:
+        raise ConfigError(f"key(s) {', '.join(repeated)} appear twice in one object")
+    return dict(pairs)
+
+
+def load_provider_config(path: Path, registry: Mapping[str, type[Provider]]) -> ProviderConfig:
+    """Read and validate a configuration file. Raises :class:`ConfigError` naming the file."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"cannot read provider configuration {path}: {exc.strerror or exc}") from None
+    try:
+        data = json.loads(text, object_pairs_hook=_reject_duplicate_keys)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from None
+    except ConfigError as exc:
+        raise ConfigError(f"{path}: {exc}") from None
+    return parse_provider_config(data, registry, source=str(path))
+
+
+def parse_provider_config(data: Any, registry: Mapping[str, type[Provider]], *, source: str = "configuration") -> ProviderConfig:
+    """Validate already-parsed JSON; fills each spec's contract, DNS mode and log level. Raises
+    :class:`ConfigError`: unknown type, duplicated name, literal secret, malformed placeholder, DNS mode on
+    a non-hosted type, ``public_doh`` without a resolver URL, unknown option, unknown default provider."""
+    try:
+        config = ProviderConfig.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise ConfigError(f"{source}: {where}: {first['msg']}" + (f" ({exc.error_count()} problems)" if exc.error_count() > 1 else "")) from None
+    seen: set[str] = set()
+    resolved = []
+    for spec in config.providers:
+        if spec.name in seen:
+            raise ConfigError(f"{source}: provider name {spec.name!r} is defined twice; names must be unique")
+        if spec.name == CONFIGURED:
+            raise ConfigError(f"{source}: {CONFIGURED!r} is reserved for --providers and cannot name a provider")
+        seen.add(spec.name)
+        resolved.append(_resolve(spec, config.defaults, registry, source))
+    unknown = [n for n in config.default_providers if n not in seen]
+    if unknown:
+        raise ConfigError(f"{source}: default_providers names undefined provider(s) {', '.join(unknown)}")
+    if len(set(config.default_providers)) != len(config.default_providers):
+        raise ConfigError(f"{source}: default_providers names a provider twice")
+    return config.model_copy(update={"providers": resolved})
+
+
+def _resolve(spec: ProviderSpec, defaults: ConfigDefaults, registry: Mapping[str, type[Provider]], source: str) -> ProviderSpec:
+    where = f"{source}: provider {spec.name!r}"
+    cls = registry.get(spec.type)
+    if cls is None:
+        raise ConfigError(f"{where}: unknown type {spec.type!r}; known types: {', '.join(sorted(registry))}")
+    contract = spec.output_contract or cls.default_contract()
+    if contract not in cls.output_contracts:
+        raise ConfigError(f"{where}: output_contract {contract!r} is not one {spec.type} produces "
+                          f"({', '.join(cls.output_contracts)})")
+    try:
+        cls.validate_options(spec.options)
+    except ValueError as exc:
+        raise ConfigError(f"{where}: {exc}") from None
+    bad = malformed_placeholders(spec.options)
+    if bad:
+        raise ConfigError(f"{where}: malformed placeholder in {bad[0]!r}; write ${{ENV_VAR}} (letters, digits, _)")
+    for option in sorted(cls.secret_options & set(spec.options)):
+        if not has_placeholder(spec.options[option]):
+            raise ConfigError(f"{where}: option {option!r} is a credential and must be an ${{ENV_VAR}} placeholder, "
+                              "never a literal value")
+    hosted = cls.family == "hosted"
+    if not hosted and (spec.dns_mode is not None or spec.doh_url is not None):
+        raise ConfigError(f"{where}: dns_mode/doh_url apply to hosted API providers only ({spec.type} is {cls.family})")
+    dns_mode = (spec.dns_mode or defaults.dns_mode) if hosted else "system"
+    doh_url = (spec.doh_url or defaults.doh_url) if hosted else None
+    if dns_mode == "public_doh" and not (doh_url or "").startswith(("https://", "http://")):
+        raise ConfigError(f"{where}: dns_mode public_doh needs doh_url, the resolver's https URL")
+    return spec.model_copy(update={"output_contract": contract, "dns_mode": dns_mode,
+                                   "doh_url": doh_url if dns_mode == "public_doh" else None,
+                                   "log_level": spec.log_level or defaults.log_level})
+
+
+def builtin_provider_config(registry: Mapping[str, type[Provider]], default_providers: list[str]) -> ProviderConfig:
+    """The configuration used without ``--provider-config``: every local and control type under its own
+    name with default options; ``default_providers`` as given."""
+    providers = [{"name": name, "type": name} for name, cls in registry.items() if cls.family in ("local", "control")]
+    return parse_provider_config({"schema_version": 1, "default_providers": default_providers, "providers": providers},
+                                 registry, source="built-in configuration")

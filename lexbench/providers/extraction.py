@@ -1,0 +1,192 @@
+"""The extraction worker: local extractors run in a child process that the deadline can kill (SPEC §5).
+
+Extraction (trafilatura, readability, markdownify on up to 20 MB of HTML) is CPU work inside a library;
+a thread running it cannot be stopped. :class:`ExtractionWorker` keeps one long-lived child per pytest
+process (``python -m lexbench.providers.extract_worker``), sends it the fetched HTML and waits for the
+answer within what is left of the call's deadline. At the deadline, or when the answer passes the
+20,000,000-byte output ceiling, the child's process group is killed and reaped; a fresh child is
+started during the next call's (untimed) preparation, so an abandoned extraction never runs beside
+the next one. The child also has an address-space limit, so a runaway parse fails the call instead of
+exhausting the host, and a parser crash ends the child, not the pytest process.
+
+Engines and other one-shot subprocesses use :mod:`lexbench.providers.engine_process`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import selectors
+import signal
+import struct
+import subprocess
+import sys
+import threading
+from collections.abc import Mapping
+from typing import Any
+
+from lexbench.providers.policy import MAX_BODY_BYTES, Deadline, FetchError
+from lexbench.providers.result import ErrorType
+
+WORKER_MEMORY_BYTES = 4 * 1024**3
+"""Address-space limit of the child: a runaway parse fails instead of swapping the host."""
+WORKER_START_S = 120.0
+"""How long preparation waits for a new child's ready message (imports included)."""
+_FRAME = struct.Struct(">I")
+_CHUNK = 1 << 20
+
+
+class ExtractionWorker:
+    """A persistent extraction child, shared by the local providers of one process (:meth:`shared`).
+
+    :meth:`ensure_started` is preparation (untimed). :meth:`extract` sends HTML and waits for the
+    answer within the deadline. Thread-safe: one extraction at a time.
+    """
+
+    _shared: ExtractionWorker | None = None
+    _shared_users = 0
+    _shared_lock = threading.Lock()
+
+    def __init__(self, max_output_bytes: int = MAX_BODY_BYTES) -> None:
+        self.max_output_bytes = max_output_bytes
+        self._process: subprocess.Popen[bytes] | None = None
+        self._lock = threading.Lock()
+
+    @classmethod
+    def shared(cls) -> ExtractionWorker:
+        """The process-wide worker; pair each call with :meth:`release`."""
+        with cls._shared_lock:
+            if cls._shared is None:
+                cls._shared = cls()
+            cls._shared_users += 1
+            return cls._shared
+
+    @classmethod
+    def release(cls) -> None:
+        """Drop one user of the shared worker; the last one stops it."""
+        with cls._shared_lock:
+            cls._shared_users = max(0, cls._shared_users - 1)
+            if cls._shared_users == 0 and cls._shared is not None:
+                cls._shared.stop()
+                cls._shared = None
+
+    @property
+    def pid(self) -> int | None:
+        """The running child's pid, or ``None``."""
+        process = self._process
+        return process.pid if process is not None and process.poll() is None else None
+
+    def ensure_started(self) -> None:
+        """Start the child unless it runs, and wait for its ready message (untimed preparation).
+
+        Raises ``RuntimeError`` when it does not report ready within :data:`WORKER_START_S` seconds.
+        """
+        with self._lock:
+            if self._process is not None and self._process.poll() is None:
+                return
+            env = dict(os.environ, LEXBENCH_WORKER_MEMORY=str(WORKER_MEMORY_BYTES))
+            self._process = subprocess.Popen(
+                [sys.executable, "-m", "lexbench.providers.extract_worker"], stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, start_new_session=True)
+            try:
+                ready = self._receive(Deadline.after(WORKER_START_S))
+            except FetchError as exc:
+                self._stop_locked()
+                raise RuntimeError(f"the extraction worker did not start: {exc}") from None
+            if not ready.get("ready"):
+                self._stop_locked()
+                raise RuntimeError(f"the extraction worker sent {ready!r} instead of its ready message")
+
+    def extract(self, extractor: str, html: str, url: str, options: Mapping[str, Any],
+                deadline: Deadline) -> tuple[str, str | None]:
+        """Run ``extractor`` (a local provider type name) on ``html``; return (Markdown, title or None).
+
+        Raises :class:`FetchError`: ``timeout`` (the child was killed at the deadline), ``too_large``
+        (its answer passed the output ceiling; killed), ``crashed`` (the extractor raised, or the child
+        died, e.g. at its memory limit).
+        """
+        self.ensure_started()
+        request = json.dumps({"extractor": extractor, "html": html, "url": url, "options": dict(options)},
+                             ensure_ascii=False).encode("utf-8", errors="surrogatepass")
+        with self._lock:
+            try:
+                self._send(_FRAME.pack(len(request)) + request, deadline)
+                answer = self._receive(deadline)
+            except FetchError:
+                self._stop_locked()
+                raise
+        if "error" in answer:
+            raise FetchError(ErrorType.CRASHED, f"{extractor} raised {answer['error']}")
+        return answer.get("content") or "", answer.get("title")
+
+    def stop(self) -> None:
+        """Kill the child (if any) and reap it."""
+        with self._lock:
+            self._stop_locked()
+
+    def _stop_locked(self) -> None:
+        process, self._process = self._process, None
+        if process is None:
+            return
+        if process.poll() is None:
+            try:
+                os.killpg(process.pid, signal.SIGKILL)  # its own session: the group is the child
+            except (ProcessLookupError, PermissionError):
+                process.kill()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            pass
+        for stream in (process.stdin, process.stdout):
+            if stream is not None:
+                try:
+                    stream.close()
+                except OSError:
+                    pass
+
+    def _send(self, data: bytes, deadline: Deadline) -> None:
+        assert self._process is not None and self._process.stdin is not None
+        fd = self._process.stdin.fileno()
+        os.set_blocking(fd, False)
+        view = memoryview(data)
+        with selectors.DefaultSelector() as selector:
+            selector.register(fd, selectors.EVENT_WRITE)
+            while view:
+                if not selector.select(deadline.remaining()) and deadline.expired:
+                    raise FetchError(ErrorType.TIMEOUT, f"extraction did not finish within the {deadline.seconds:g} s "
+                                     "deadline (the page was still being handed over); worker killed")
+                try:
+                    view = view[os.write(fd, view[:_CHUNK]):]
+                except BlockingIOError:
+                    continue
+                except BrokenPipeError:
+                    raise FetchError(ErrorType.CRASHED, "the extraction worker died; a fresh one starts for the "
+                                     "next call") from None
+
+    def _receive(self, deadline: Deadline) -> dict[str, Any]:
+        assert self._process is not None and self._process.stdout is not None
+        fd = self._process.stdout.fileno()
+        os.set_blocking(fd, False)
+        buffer = bytearray()
+        wanted: int | None = None
+        with selectors.DefaultSelector() as selector:
+            selector.register(fd, selectors.EVENT_READ)
+            while wanted is None or len(buffer) < wanted + _FRAME.size:
+                if not selector.select(deadline.remaining()) and deadline.expired:
+                    raise FetchError(ErrorType.TIMEOUT, f"extraction did not finish within the {deadline.seconds:g} s "
+                                     "deadline; worker killed")
+                try:
+                    data = os.read(fd, _CHUNK)
+                except BlockingIOError:
+                    continue
+                if not data:
+                    code = self._process.wait(timeout=5)
+                    raise FetchError(ErrorType.CRASHED, f"the extraction worker died (exit {code}); a fresh one "
+                                     "starts for the next call")
+                buffer += data
+                if wanted is None and len(buffer) >= _FRAME.size:
+                    (wanted,) = _FRAME.unpack_from(buffer)
+                    if wanted > self.max_output_bytes:
+                        raise FetchError(ErrorType.TOO_LARGE, f"the extractor's answer is {wanted:,} bytes, over the "
+                                         f"{self.max_output_bytes:,}-byte output ceiling; worker killed")
+        return json.loads(bytes(buffer[_FRAME.size:]))

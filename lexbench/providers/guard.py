@@ -1,0 +1,90 @@
+"""The private-network guard: target fetches reach public addresses only (SPEC §5).
+
+A page under test is untrusted: its URL, or any redirect it answers with, may point at loopback, the
+cloud metadata service (169.254.169.254) or a private network. The shared HTTP boundary asks this
+guard about every address a target host name resolves to *before* connecting, and again about the
+peer address actually connected to. The only exception is the replay server's own ``host:port`` in
+replay mode — exactly that pair, not its whole address range.
+
+Operator-configured endpoints (a hosted API's base URL, a DoH resolver) are not page content and are
+not guarded; they follow the configured ``dns_mode`` instead.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from dataclasses import dataclass, field
+from urllib.parse import urlsplit
+
+from lexbench.providers.policy import FetchError
+from lexbench.providers.result import ErrorType
+
+_NAT64 = ipaddress.ip_network("64:ff9b::/96")
+_SCHEMES = ("http", "https")
+
+
+def non_public_reason(address: str) -> str | None:
+    """Why ``address`` (an IPv4/IPv6 literal, optionally with a ``%zone``) is not public, or ``None``.
+
+    Reasons: ``loopback``, ``link-local``, ``private``, ``multicast``, ``unspecified``, ``reserved``,
+    ``shared address space`` or ``not globally routable``. IPv4 embedded in IPv6 (mapped, 6to4,
+    Teredo, NAT64) is judged by the embedded address. An unparsable address is ``not an IP address``.
+    """
+    try:
+        ip = ipaddress.ip_address(address.split("%", 1)[0])
+    except ValueError:
+        return "not an IP address"
+    if isinstance(ip, ipaddress.IPv6Address):
+        embedded = ip.ipv4_mapped or ip.sixtofour or (ip.teredo[1] if ip.teredo else None)
+        if embedded is None and ip in _NAT64:
+            embedded = ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)
+        if embedded is not None:
+            reason = non_public_reason(str(embedded))
+            return f"{reason} (embedded {embedded})" if reason else None
+    for reason, flag in (("loopback", ip.is_loopback), ("link-local", ip.is_link_local),
+                         ("unspecified", ip.is_unspecified), ("multicast", ip.is_multicast),
+                         ("private", ip.is_private), ("reserved", ip.is_reserved)):
+        if flag:
+            return reason
+    if not ip.is_global:
+        return "shared address space" if ip in ipaddress.ip_network("100.64.0.0/10") else "not globally routable"
+    return None
+
+
+@dataclass(frozen=True)
+class NetworkGuard:
+    """Refuses non-public addresses for target fetches, except the exact ``(address, port)`` pairs in
+    ``exempt`` (the replay server's). Every refusal raises :class:`FetchError` ``blocked_network``."""
+
+    exempt: frozenset[tuple[str, int]] = field(default_factory=frozenset)
+
+    @classmethod
+    def allowing(cls, *pairs: tuple[str, int]) -> NetworkGuard:
+        """A guard whose only exemptions are ``pairs`` of (IP literal, port)."""
+        return cls(exempt=frozenset((str(ipaddress.ip_address(host)), int(port)) for host, port in pairs))
+
+    def check_url(self, url: str) -> None:
+        """Refuse URLs that are not plain http(s) or that carry credentials in their authority."""
+        parts = urlsplit(url)
+        if parts.scheme.lower() not in _SCHEMES:
+            raise FetchError(ErrorType.BLOCKED_NETWORK, f"refused {parts.scheme or 'scheme-less'} URL: only http and https are fetched")
+        if parts.username is not None or parts.password is not None:
+            raise FetchError(ErrorType.BLOCKED_NETWORK, "refused a URL with credentials in it (user:password@host)")
+
+    def check_address(self, host: str, address: str, port: int) -> None:
+        """Refuse ``address`` (resolved from ``host``) unless it is public or exactly exempt."""
+        normalised = address.split("%", 1)[0]
+        try:
+            normalised = str(ipaddress.ip_address(normalised))
+        except ValueError:
+            pass
+        if (normalised, port) in self.exempt:
+            return
+        reason = non_public_reason(normalised)
+        if reason is not None:
+            where = host if host == normalised else f"{host} ({normalised})"
+            raise FetchError(
+                ErrorType.BLOCKED_NETWORK,
+                f"refused to connect to {where}:{port}: {reason} address; target pages may reach public "
+                "addresses only (the replay server's own address excepted)",
+            )

@@ -1,0 +1,279 @@
+"""The runtime policy every provider call obeys, enforced here and nowhere else (SPEC §5).
+
+:func:`call_provider` is the one call path: the plugin and the tests call it, never ``fetch`` directly.
+Per physical call (an *attempt*) it
+
+- runs ``provider.fetch`` in a fresh worker thread under a watchdog: the deadline is a total one
+  (``timeout_s``, default 30 s), enforced inside by the shared HTTP boundary and the bounded subprocess
+  runner, and outside by the watchdog, which abandons a worker that has not reported by the deadline
+  plus ``grace_s``;
+- discards late answers: an answer that arrives after the deadline becomes a ``timeout`` without content;
+- never overlaps: a provider whose abandoned worker is still running is quarantined, and its next
+  attempt waits for that worker (within its own deadline) instead of starting beside it;
+- times the attempt from the call to the return of ``fetch`` — the response and its required decoding —
+  and nothing after (scoring and persistence follow);
+- retries a failed call once by default (``retries``), keeping every attempt with its own timing,
+  statuses and cost; the final attempt supplies the result and the primary latency. Not retried:
+  unresolvable setup problems, the harness's own refusals (``blocked_network``, ``too_large``),
+  adapter crashes, and a DoH resolution failure (``public_doh`` adds no retry);
+- expands credentials only at call time and redacts them from everything the result carries.
+
+Errors a provider reports on purpose are raised as :class:`FetchError` (or returned as failed results);
+any other exception becomes a ``crashed`` result and the run continues.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import threading
+import time
+import traceback
+import weakref
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from lexbench.providers.credentials import Redactor
+from lexbench.providers.result import Attempt, DnsMode, ErrorType, ProviderResult, Resolution, ResultMetadata
+
+if TYPE_CHECKING:
+    from lexbench.dataset.case import Case
+    from lexbench.providers.base import Provider
+
+MAX_BODY_BYTES = 20_000_000
+"""The ceiling on response bodies, decompressed bodies and subprocess output (SPEC §5)."""
+DEFAULT_TIMEOUT_S = 30.0
+DEFAULT_RETRIES = 1
+
+# Failures a repeat cannot change: the harness's own refusals, and adapter bugs.
+_NOT_RETRIED = frozenset({ErrorType.BLOCKED_NETWORK, ErrorType.TOO_LARGE, ErrorType.CRASHED})
+
+
+@dataclass(frozen=True)
+class RuntimePolicy:
+    """Per-call limits (SPEC §5). ``timeout_s``: seconds per physical call, a total deadline;
+    ``retries``: extra attempts after a failed call; ``max_body_bytes``: the body/output ceiling;
+    ``grace_s``: how long past the deadline the watchdog waits for a worker to report its own timeout
+    before abandoning it. Raises ``ValueError`` on a non-positive timeout or negative retries."""
+
+    timeout_s: float = DEFAULT_TIMEOUT_S
+    retries: int = DEFAULT_RETRIES
+    max_body_bytes: int = MAX_BODY_BYTES
+    grace_s: float = 0.5
+
+    def __post_init__(self) -> None:
+        if not self.timeout_s > 0:
+            raise ValueError(f"the fetch timeout must be positive, got {self.timeout_s!r}")
+        if self.retries < 0:
+            raise ValueError(f"retries must be 0 or more, got {self.retries!r}")
+
+    def as_record(self) -> dict[str, Any]:
+        """The policy as the manifest records it."""
+        return {"timeout_s": self.timeout_s, "retries": self.retries, "max_body_bytes": self.max_body_bytes}
+
+
+@dataclass(frozen=True)
+class Deadline:
+    """A moment on the monotonic clock by which one physical call must be complete.
+
+    ``seconds`` is the budget it was made with; :meth:`remaining` is never negative.
+    """
+
+    at: float
+    seconds: float
+
+    @classmethod
+    def after(cls, seconds: float) -> Deadline:
+        return cls(at=time.monotonic() + seconds, seconds=seconds)
+
+    def remaining(self) -> float:
+        return max(0.0, self.at - time.monotonic())
+
+    @property
+    def expired(self) -> bool:
+        return time.monotonic() >= self.at
+
+
+class FetchError(Exception):
+    """A call failure an adapter or the shared boundary reports on purpose.
+
+    ``error_type`` is the stable class; the message must say what happened and, where it can, what to
+    do. ``metadata`` holds :class:`ResultMetadata` fields already known (e.g. ``upstream_status`` of a
+    body that turned out too large). :func:`call_provider` turns it into a failed result.
+    """
+
+    def __init__(self, error_type: ErrorType, message: str, **metadata: Any) -> None:
+        super().__init__(message)
+        self.error_type = error_type
+        self.metadata = metadata
+
+    def to_result(self) -> ProviderResult:
+        return ProviderResult.failure(self.error_type, str(self), metadata=ResultMetadata(**self.metadata))
+
+
+@dataclass
+class CallTrace:
+    """What the shared boundary observed during one attempt (filled in as it goes)."""
+
+    dns_mode: DnsMode | None = None
+    resolutions: list[Resolution] = field(default_factory=list)
+    redirects: list[str] = field(default_factory=list)
+    exchanges: int = 0
+
+
+@dataclass
+class CallContext:
+    """The attempt in progress, visible to the shared boundary through :data:`CURRENT_CALL`.
+
+    ``redactor`` masks this provider's credentials in anything saved; ``abandoned`` is set by the
+    watchdog when it gives up on the worker, so the boundary starts no new request for it.
+    """
+
+    provider: str
+    case_id: str
+    attempt: int
+    redactor: Redactor
+    trace: CallTrace = field(default_factory=CallTrace)
+    abandoned: threading.Event = field(default_factory=threading.Event)
+
+
+CURRENT_CALL: contextvars.ContextVar[CallContext | None] = contextvars.ContextVar("lexbench_call", default=None)
+"""The attempt running in this worker thread, or ``None`` outside :func:`call_provider`."""
+
+_QUARANTINE: weakref.WeakKeyDictionary[Provider, threading.Thread] = weakref.WeakKeyDictionary()
+
+
+def call_provider(provider: Provider, case: Case, url: str, policy: RuntimePolicy | None = None) -> ProviderResult:
+    """Call ``provider`` for ``case`` at ``url`` under ``policy`` (default: 30 s, one retry) (SPEC §5).
+
+    Returns the final attempt's result with ``attempts`` (every physical call, in order), ``latency_s``
+    (the final attempt's seconds), ``metadata.cost_total`` (sum of known attempt costs), the boundary's
+    ``dns_mode``/``resolutions``/``redirects``, and every credential value redacted. A provider whose
+    credential variables are unset makes no call: ``missing_credentials``. Never raises for a provider
+    failure or bug.
+    """
+    from lexbench.boundary import assess_call, mark_upstream_failure  # boundary imports this package
+
+    policy = policy or RuntimePolicy()
+    redactor = provider.redactor()
+    missing = provider.missing_credentials()
+    if missing:
+        names = ", ".join(missing)
+        result = ProviderResult.failure(
+            ErrorType.MISSING_CREDENTIALS,
+            f"{provider.name}: credential variable(s) {names} unset or empty; export them (or add them to the "
+            "environment CI passes) and rerun",
+        )
+        return redactor.result(result)
+
+    attempts: list[Attempt] = []
+    result = ProviderResult.failure(ErrorType.CRASHED, "no attempt was made")
+    trace = CallTrace()
+    for number in range(1, policy.retries + 2):
+        try:
+            provider.prepare()  # untimed: start workers, preflight
+        except Exception as exc:
+            result = ProviderResult.failure(ErrorType.INFRASTRUCTURE, f"{provider.name} could not be prepared: {_describe(exc)}")
+            break
+        result, trace, late = _attempt(provider, case, url, policy, number, redactor)
+        result = mark_upstream_failure(result)
+        attempts.append(_attempt_record(result, trace, late))
+        assessment = assess_call(result)
+        if assessment.ok or assessment.outcome.value == "unresolvable" or result.error_type in _NOT_RETRIED:
+            break
+        if result.error_type is ErrorType.DNS and trace.dns_mode == "public_doh":
+            break  # a DoH failure adds no retry (and never falls back to system DNS)
+
+    costs = [a.cost for a in attempts if a.cost is not None]
+    final = attempts[-1] if attempts else None
+    metadata = result.metadata.model_copy(update={
+        "cost_total": sum(costs) if costs else None,
+        "dns_mode": result.metadata.dns_mode or trace.dns_mode,
+        "resolutions": result.metadata.resolutions or list(trace.resolutions),
+        "redirects": result.metadata.redirects or list(trace.redirects),
+    })
+    result = result.model_copy(update={
+        "attempts": attempts,
+        "latency_s": final.latency_s if final is not None else 0.0,
+        "metadata": metadata,
+    })
+    return redactor.result(result)
+
+
+def _attempt(provider: Provider, case: Case, url: str, policy: RuntimePolicy, number: int,
+             redactor: Redactor) -> tuple[ProviderResult, CallTrace, bool]:
+    """One physical call in a watchdog-supervised worker thread. Returns (result, trace, late)."""
+    context = CallContext(provider=provider.name, case_id=case.id, attempt=number, redactor=redactor)
+    stale = _QUARANTINE.get(provider)
+    if stale is not None:
+        stale.join(policy.timeout_s)
+        if stale.is_alive():
+            return (ProviderResult.failure(
+                ErrorType.TIMEOUT,
+                f"{provider.name}: an abandoned earlier call is still running; this call was not started "
+                "beside it (quarantined)", latency_s=policy.timeout_s), context.trace, False)
+        del _QUARANTINE[provider]
+
+    outcome: dict[str, Any] = {}
+    done = threading.Event()
+
+    def work() -> None:
+        CURRENT_CALL.set(context)
+        start = time.perf_counter()
+        try:
+            outcome["result"] = provider.fetch(case, policy.timeout_s, url)
+        except FetchError as exc:
+            outcome["result"] = exc.to_result()
+        except Exception as exc:  # a provider bug must not stop the run
+            outcome["result"] = _crashed(provider, exc)
+        finally:
+            outcome["elapsed"] = time.perf_counter() - start
+            done.set()
+
+    worker = threading.Thread(target=contextvars.copy_context().run, args=(work,), daemon=True,
+                              name=f"lexbench-call-{provider.name}-{number}")
+    worker.start()
+    if not done.wait(policy.timeout_s + policy.grace_s):
+        context.abandoned.set()
+        _QUARANTINE[provider] = worker
+        message = (f"no answer within the {policy.timeout_s:g} s deadline; the call was abandoned and any late "
+                   "answer will be discarded")
+        return (ProviderResult.failure(ErrorType.TIMEOUT, message, latency_s=policy.timeout_s + policy.grace_s),
+                context.trace, False)
+
+    result: ProviderResult = outcome["result"]
+    elapsed: float = outcome["elapsed"]
+    late = elapsed > policy.timeout_s and result.error_type is not ErrorType.TIMEOUT
+    if late:
+        was = "a successful answer" if result.success else f"a {result.error_type or 'failed'} answer"
+        result = ProviderResult.failure(
+            ErrorType.TIMEOUT,
+            f"{was} arrived after {elapsed:.2f} s, past the {policy.timeout_s:g} s deadline; discarded",
+            metadata=ResultMetadata(engine=result.metadata.engine),
+        )
+    return result.model_copy(update={"latency_s": elapsed}), context.trace, late
+
+
+def _attempt_record(result: ProviderResult, trace: CallTrace, late: bool) -> Attempt:
+    meta = result.metadata
+    return Attempt(
+        latency_s=result.latency_s,
+        api_http_status=meta.api_http_status,
+        upstream_status=meta.upstream_status,
+        error_type=result.error_type,
+        error_message=result.error_message,
+        cost=meta.cost,
+        request_id=meta.request_id,
+        late=late,
+        resolutions=list(trace.resolutions),
+        redirects=list(trace.redirects),
+    )
+
+
+def _describe(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {exc}"
+
+
+def _crashed(provider: Provider, exc: Exception) -> ProviderResult:
+    where = traceback.extract_tb(exc.__traceback__)[-1]
+    message = f"{provider.name} raised {_describe(exc)} (at {where.filename}:{where.lineno})"
+    return ProviderResult.failure(ErrorType.CRASHED, message)
