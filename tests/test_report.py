@@ -1,16 +1,26 @@
-"""The leaderboard counts verdicts the way SPEC §6 says and shows the noise figure."""
+"""The report counts verdicts the way SPEC §6 says, shows intervals, comparisons, breakdowns, costs and
+noise, and depends only on the rows and the run-wide facts."""
 
+import json
+import random
+
+from lexbench.providers.result import Attempt, ResultMetadata
 from lexbench.record import RunRow
-from lexbench.report import percentile, render_markdown, summarise
+from lexbench.report import build_report, percentile, render_json, render_markdown, render_terminal, summarise
 from lexbench.verdict import Component, ComponentResult, Outcome
 
+MANIFEST = {"suite": {"id": "s", "revision": 1, "review_status": "reviewed", "dataset_sha256": "ab" * 32},
+            "providers": ["a", "b"], "configuration_sha256": "cd" * 32,
+            "configuration": {"mode": "replay", "runtime_policy": {"timeout_s": 30.0, "retries": 1}}}
 
-def row(provider, case, outcome, *, latency=1.0, chars=1000, contract="cleaned", failed=()):
+
+def row(provider, case, outcome, *, latency=1.0, chars=1000, contract="cleaned", failed=(), track="body",
+        lang="en", sha=None, **extra):
     components = [ComponentResult(name=c, passed=False) for c in failed]
     return RunRow(suite="s", case=case, provider=provider, output_contract=contract, category="article",
-                  track="body", lang="en", outcome=outcome, explanation=f"{outcome.value}: because",
+                  track=track, lang=lang, outcome=outcome, explanation=f"{outcome.value}: because",
                   components=components, latency_s=latency, content_chars=chars, reference_chars=500,
-                  failure_class=None if outcome is Outcome.PASS else "content")
+                  failure_class=None if outcome is Outcome.PASS else "content", response_sha256=sha, **extra)
 
 
 def test_pass_rate_excludes_unresolvable_and_noise_is_median_ratio():
@@ -21,14 +31,16 @@ def test_pass_rate_excludes_unresolvable_and_noise_is_median_ratio():
     assert summary.pass_rate == 2 / 3
     assert summary.noise == 2.0  # median of 1.0, 3.0, 2.0 (the unresolvable row is left out)
     assert summary.component_failures == {"title": 1}
+    assert summary.interval.low <= 2 / 3 <= summary.interval.high
 
 
-def test_controls_are_listed_apart_and_failed_items_explained():
-    rows = [row("echo", "c1", Outcome.PASS, contract="control"), row("x", "c1", Outcome.FAIL, failed=[Component.REGIONS])]
-    text = render_markdown(rows, {"suite": {"id": "s", "revision": 1, "review_status": "reviewed"}})
+def test_controls_are_listed_apart_and_failed_items_link_their_answer():
+    rows = [row("echo", "c1", Outcome.PASS, contract="control"),
+            row("x", "c1", Outcome.FAIL, failed=[Component.REGIONS], sha="f" * 64)]
+    text = render_markdown(rows, MANIFEST)
     readable, controls = text.index("Readable content"), text.index("Controls")
     assert readable < text.index("| x |") < controls < text.index("| echo |")
-    assert "`c1[x]` | fail | fail: because" in text
+    assert f"| `c1[x]` | fail | content | [ffffffffffff…](responses/{'f' * 64}.txt) | fail: because |" in text
 
 
 def test_percentile_nearest_rank():
@@ -46,7 +58,79 @@ def test_component_pass_rates_show_where_a_provider_fails():
     assert summary.component_pass_rate(Component.REGIONS) == 1.0
     assert summary.component_pass_rate(Component.STABLE_GROUPS) == 0.0
     assert summary.component_pass_rate(Component.TITLE) is None
-    from lexbench.report import render_terminal
     header, line, legend = render_terminal(rows)
-    assert "regions" in header and "stable" in header
+    assert "regions" in header and "stable" in header and "95 % CI" in header
     assert "100.0 %" in line and "0.0 %" in line and "noise" in legend
+
+
+def _two_providers(n=40):
+    # "a" passes every case; "b" passes one case in four; "c" has exactly "b"'s outcomes.
+    rows = []
+    for i in range(n):
+        case = f"article-{i:03d}-en-x"
+        rows.append(row("a", case, Outcome.PASS))
+        rows.append(row("b", case, Outcome.PASS if i % 4 == 0 else Outcome.FAIL))
+        rows.append(row("c", case, Outcome.PASS if i % 4 == 0 else Outcome.FAIL))
+    return rows
+
+
+def test_paired_comparison_separates_real_differences_from_ties():
+    report = build_report(_two_providers(), MANIFEST)
+    pairs = {(c["first"], c["second"]): c for c in report["comparisons"]}
+    assert pairs[("a", "b")]["real"] and pairs[("a", "b")]["difference"] == 0.75
+    assert pairs[("a", "b")]["interval"]["low"] > 0
+    assert pairs[("b", "c")]["difference"] == 0 and not pairs[("b", "c")]["real"]
+    assert pairs[("b", "c")]["shared_cases"] == 40
+    text = render_markdown(_two_providers(), MANIFEST)
+    assert "## Pairwise comparisons" in text and "| cleaned | a | b | 40 | 100.0 % | 25.0 % | +75.0 pp |" in text
+
+
+def test_controls_are_not_compared():
+    rows = [row("echo", "c1", Outcome.PASS, contract="control"), row("x", "c1", Outcome.FAIL)]
+    assert build_report(rows, MANIFEST)["comparisons"] == []
+
+
+def test_breakdowns_components_and_failure_classes():
+    rows = [row("a", "c1", Outcome.PASS, track="body", lang="en"),
+            row("a", "c2", Outcome.FAIL, track="comments", lang="de", failed=[Component.PAGE_IDENTITY, Component.COMMENTS]),
+            row("a", "c3", Outcome.UNRESOLVABLE, track="comments", lang="de")]
+    report = build_report(rows, MANIFEST)
+    tracks = {g["group"]: g["providers"]["a"] for g in report["breakdowns"]["track"]}
+    assert tracks == {"body": {"pass": 1, "scored": 1, "pass_rate": 1.0},
+                      "comments": {"pass": 0, "scored": 1, "pass_rate": 0.0}}
+    assert [g["group"] for g in report["breakdowns"]["lang"]] == ["de", "en"]
+    (components,) = report["components"]
+    assert components["failures"]["page_identity"] == 1 and components["failures"]["comments"] == 1
+    assert list(components["failures"]) == ["call", "title", "regions", "ending", "stable_groups", "page_identity",
+                                            "comments", "posts"]
+    text = render_markdown(rows, MANIFEST)
+    assert "## Pass rate by track" in text and "| comments | 2 | 0.0 % (0/1) |" in text
+    assert "| provider | call | title | regions | ending | stable groups | identity | comments | posts |" in text
+    assert "| a | 0/0 | 0/0 | 0/0 | 0/0 | 0/0 | 1/1 | 1/1 | 0/0 |" in text
+    assert report["failure_classes"] == [{"provider": "a", "classes": {"content": 2}}]
+
+
+def test_cost_comes_from_metadata_total_or_attempts():
+    billed = row("h", "c1", Outcome.PASS, metadata=ResultMetadata(cost_total=0.003, cost_unit="usd"),
+                 attempts=[Attempt(latency_s=1, cost=0.0015), Attempt(latency_s=1, cost=0.0015)])
+    from_attempts = row("h", "c2", Outcome.PASS, metadata=ResultMetadata(cost_unit="usd"),
+                        attempts=[Attempt(latency_s=1, cost=0.002)])
+    free = row("h", "c3", Outcome.PASS)
+    (entry,) = build_report([billed, from_attempts, free], MANIFEST)["latency_and_cost"]
+    assert entry["cost"] == {"usd": 0.005} and entry["costed_items"] == 2
+    assert entry["attempts"] == 4 and entry["retried_items"] == 1
+    assert "0.0050 usd" in render_markdown([billed, from_attempts, free], MANIFEST)
+
+
+def test_report_bytes_depend_on_rows_not_their_order_or_the_session():
+    rows = _two_providers(25)
+    shuffled = rows[:]
+    random.Random(3).shuffle(shuffled)
+    session = {**MANIFEST, "argv": ["elsewhere"], "started": "2030-01-01T00:00:00+00:00",
+               "host": {"hostname": "other"}, "run": {"shard": "2/3"}}
+    assert render_json(rows, MANIFEST) == render_json(shuffled, session)
+    assert render_markdown(rows, MANIFEST) == render_markdown(shuffled, session)
+    data = json.loads(render_json(rows, MANIFEST))
+    (board,) = data["leaderboards"]
+    b = next(p for p in board["providers"] if p["provider"] == "b")
+    assert b["pass_rate"] == 0.28 and 0 < b["interval"]["low"] < 0.28 < b["interval"]["high"] < 1
