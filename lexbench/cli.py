@@ -152,6 +152,31 @@ def _export_schemas(args: argparse.Namespace) -> int:
     return 0
 
 
+def _report(args: argparse.Namespace) -> int:
+    import hashlib
+
+    from lexbench.errors import RunError
+    from lexbench.record import checked_rows, merge_runs
+    from lexbench.report import write_reports
+
+    dirs = [Path(d) for d in args.run_dirs]
+    if args.merge:
+        if not args.output:
+            raise RunError("report --merge: name the new run directory with --output DIR")
+        run_dir = Path(args.output)
+        merge_runs(dirs, run_dir)
+        print(f"report: merged {len(dirs)} shard(s) into {run_dir}")
+    else:
+        if len(dirs) != 1 or args.output:
+            raise RunError("report: name one run directory (to combine shards: report --merge RUN_DIR... --output DIR)")
+        run_dir = dirs[0]
+    manifest, rows = checked_rows(run_dir)
+    for path in write_reports(run_dir, rows, manifest):
+        print(f"wrote {path} (sha256 {hashlib.sha256(path.read_bytes()).hexdigest()[:16]})")
+    print(f"report: {len(rows)} items of suite {manifest.get('suite', {}).get('id', '?')}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every verb; each sub-parser's ``handler`` runs it."""
     parser = argparse.ArgumentParser(prog="lexbench", description="lexbench: a benchmark for Web Fetch providers")
@@ -164,6 +189,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--limit", type=int, default=None, help="import only the first N pages (in the corpus index order)")
     p.add_argument("--keep-going", action="store_true", help="skip bad pages (listed in import-report.json) instead of stopping")
     p.set_defaults(handler=_import_corpus)
+
+    p = verbs.add_parser("report", help="regenerate report.md/.html/.json from a run directory, or merge shards (SPEC §6)")
+    p.add_argument("run_dirs", nargs="+", metavar="RUN_DIR", help="the run directory (with --merge: every shard's)")
+    p.add_argument("--merge", action="store_true", help="combine the shards of one run (--shard=K/N) into --output")
+    p.add_argument("--output", default=None, help="with --merge: a new directory for the merged run")
+    p.set_defaults(handler=_report)
 
     p = verbs.add_parser("compile-articles", help="compile rules.json + cohort.json against an evidence home into a new dataset.json")
     p.add_argument("--suite", default=None, help="suite name under cases/ or suite directory (default: demo, unless --rules is given)")
