@@ -5,6 +5,7 @@ when the test's ``with`` block ends.
 
 from __future__ import annotations
 
+import base64
 import gzip
 import json
 import threading
@@ -13,6 +14,7 @@ import zlib
 from collections.abc import Callable, Mapping
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+from urllib.parse import quote
 
 import dns.message
 import dns.rcode
@@ -169,12 +171,15 @@ def hostile_pages(page: bytes, other_port: int) -> Callable[[BaseHTTPRequestHand
     return handle
 
 
-def fake_fetch_api(contents: Mapping[str, str] | None = None) -> Callable[[BaseHTTPRequestHandler, LoopbackServer], None]:
+def fake_fetch_api(contents: Mapping[str, str] | None = None,
+                   echo_key: bool = False) -> Callable[[BaseHTTPRequestHandler, LoopbackServer], None]:
     """A fake hosted fetch API (``POST /v1/fetch {"url"}``) whose answer depends on the target URL's
     last path segment: ``unauthorized`` (401 echoing the key), ``rate-limited`` (429), ``wrapped-error``
     (200 with ``success: false``), ``target-404``, ``malformed``, ``html-error``, ``empty``,
     ``invalid-utf8``, ``server-error`` (500), ``slow`` (answers after 4 s), ``echo-key`` (the key in the
-    content); anything else succeeds with ``contents[url]`` or a small page."""
+    content); anything else succeeds with ``contents[url]`` or a small page. A key starting with
+    ``rejected-`` gets a 401 that echoes it; ``echo_key`` appends the key to every page (a careless
+    service), to prove redaction."""
     pages = dict(contents or {})
 
     def handle(h: BaseHTTPRequestHandler, server: LoopbackServer) -> None:
@@ -185,7 +190,7 @@ def fake_fetch_api(contents: Mapping[str, str] | None = None) -> Callable[[BaseH
         url = str(request.get("url", ""))
         scenario = url.rstrip("/").rsplit("/", 1)[-1]
         ok = {"success": True, "title": "Fake", "status_code": 200, "request_id": "req-1", "cost": 0.002}
-        if scenario == "unauthorized":
+        if scenario == "unauthorized" or key.startswith("rejected-"):
             send(h, 401, json.dumps({"error": f"invalid api key {key}"}).encode(), "application/json")
         elif scenario == "rate-limited":
             send(h, 429, b'{"error": "too many requests"}', "application/json", {"Retry-After": "30"})
@@ -212,6 +217,8 @@ def fake_fetch_api(contents: Mapping[str, str] | None = None) -> Callable[[BaseH
                  "application/json")
         else:
             content = pages.get(url, f"# Fetched\n\nThe page at {url}.")
+            if echo_key:
+                content += f"\n\nDebug: key {key}, {base64.b64encode(key.encode()).decode()}, {quote(key, safe='')}"
             send(h, 200, json.dumps({**ok, "content": content}).encode(), "application/json")
 
     return handle
