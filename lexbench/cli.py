@@ -225,6 +225,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--output-dir", default=None, help="directory for the schema files (default: the repository's schemas/)")
     p.add_argument("--check", action="store_true", help="only check that the files are up to date (exit 1 if not)")
     p.set_defaults(handler=_export_schemas)
+
+    from lexbench.evals.commands import add_verbs as add_evals_verbs  # check-gold, run-evals, compare (SPEC §8)
+
+    add_evals_verbs(verbs)
     return parser
 
 

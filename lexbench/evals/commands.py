@@ -1,0 +1,93 @@
+"""The ``check-gold``, ``run-evals`` and ``compare`` verbs of the ``lexbench`` command (SPEC §8).
+
+Exit codes follow :func:`lexbench.cli.main`: 0 ok, 1 the check or gate failed, 2 bad input.
+Heavy modules are imported inside the handlers, so ``lexbench --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+
+def _check_gold(args: argparse.Namespace) -> int:
+    from lexbench.evals.gold import GOLD_ROOT, check_gold
+
+    root = Path(args.directory) if args.directory else GOLD_ROOT
+    problems = check_gold(root)
+    for problem in problems:
+        print(f"check-gold: {problem}")
+    if problems:
+        print(f"check-gold: {root}: {len(problems)} problem(s)")
+        return 1
+    tuples = len(list(root.glob("[0-9][0-9][0-9]-*.json")))
+    print(f"check-gold: {root}: {tuples} tuples match their manifest")
+    return 0
+
+
+def _run_evals(args: argparse.Namespace) -> int:
+    from lexbench.evals.accuracy import GATE_FLOORS, Floors, evals_json, render_evals, run_evals
+    from lexbench.evals.gold import GOLD_ROOT, load_gold
+
+    if (args.overall_floor is not None or args.class_floor is not None) and not args.change_floors:
+        print("lexbench run-evals: error: --overall-floor/--class-floor change the committed gate "
+              f"(overall {GATE_FLOORS.overall:.2f}, class {GATE_FLOORS.per_class:.2f}); "
+              "add --change-floors to do that on purpose", file=sys.stderr)
+        return 2
+    floors = Floors(
+        overall=GATE_FLOORS.overall if args.overall_floor is None else args.overall_floor,
+        per_class=GATE_FLOORS.per_class if args.class_floor is None else args.class_floor,
+    )
+    result = run_evals(load_gold(Path(args.gold) if args.gold else GOLD_ROOT), floors)
+    for line in render_evals(result):
+        print(line)
+    if args.output:
+        output = Path(args.output)
+        output.parent.mkdir(parents=True, exist_ok=True)
+        output.write_text(evals_json(result), encoding="utf-8")
+        print(f"run-evals: wrote {output}")
+    return 0 if result.gate.passed else 1
+
+
+def _compare(args: argparse.Namespace) -> int:
+    from lexbench.evals.lift import ACK_TOKEN, Status, apply_ack, compare_metrics, load_metrics, read_ack, render_lift
+
+    base, new = load_metrics(Path(args.base)), load_metrics(Path(args.new))
+    ack = read_ack(Path(args.ack)) if args.ack else None
+    rows = compare_metrics(base, new)
+    problems = apply_ack(rows, ack)
+    for line in render_lift(rows, base, new, show_all=args.all):
+        print(line)
+    if problems:
+        print("compare: BLOCKED")
+        for problem in problems:
+            print(f"  {problem}")
+        blocked = [r.metric for r in rows if r.status is Status.BLOCKED]
+        print(f"  To accept the change on purpose, pass --ack FILE holding:\n    {ACK_TOKEN}\n"
+              "    Follow-up: #<open issue>\n" + "".join(f"    Affected metric: {m}\n" for m in blocked), end="")
+        return 1
+    print("compare: ok")
+    return 0
+
+
+def add_verbs(verbs: argparse._SubParsersAction) -> None:
+    """Add ``check-gold``, ``run-evals`` and ``compare`` to the ``lexbench`` sub-parsers."""
+    p = verbs.add_parser("check-gold", help="validate a gold set directory against its manifest (names, ranges, counts, schema)")
+    p.add_argument("directory", nargs="?", default=None, help="the gold set directory (default: the repository's cases/gold)")
+    p.set_defaults(handler=_check_gold)
+
+    p = verbs.add_parser("run-evals", help="score the gold set with evaluate_response; 3-class accuracy and its gate")
+    p.add_argument("--gold", default=None, help="the gold set directory (default: the repository's cases/gold)")
+    p.add_argument("--output", default=None, help="write the result as JSON (input for lexbench compare)")
+    p.add_argument("--overall-floor", type=float, default=None, help="another overall accuracy floor (needs --change-floors)")
+    p.add_argument("--class-floor", type=float, default=None, help="another per-class accuracy floor (needs --change-floors)")
+    p.add_argument("--change-floors", action="store_true", help="accept floors other than the committed gate (0.90 / 0.85)")
+    p.set_defaults(handler=_run_evals)
+
+    p = verbs.add_parser("compare", help="polarity-corrected lift per suite.provider.metric between two runs or run-evals outputs")
+    p.add_argument("base", help="the run directory (or run-evals output) before the change")
+    p.add_argument("new", help="the run directory (or run-evals output) after the change")
+    p.add_argument("--ack", default=None, help="acknowledgement file: token, 'Follow-up: #N', 'Affected metric: ...' lines")
+    p.add_argument("--all", action="store_true", help="list unchanged metrics too")
+    p.set_defaults(handler=_compare)
