@@ -52,6 +52,7 @@ from lexbench.providers.result import DnsMode, ErrorType
 USER_AGENT = "lexbench/0.1 (Web Fetch benchmark)"
 MAX_REDIRECTS = 10
 _REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
+_INFLATE_STEP = 1 << 20
 _SUPPORTED_CODINGS = {"gzip": "gzip", "x-gzip": "gzip", "deflate": "deflate"}
 _META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.IGNORECASE)
 
@@ -320,7 +321,7 @@ class BoundedDecoder:
         self._stages = [_Inflater(_SUPPORTED_CODINGS[c], limit) for c in reversed(codings)]
         self._out = bytearray()
 
-    def feed(self, data: bytes) -> None:
+    def feed(self, data: bytes | bytearray) -> None:
         for stage in self._stages:
             data = stage.feed(data)
         self._append(data)
@@ -335,7 +336,7 @@ class BoundedDecoder:
             data = b""
         return bytes(self._out)
 
-    def _append(self, data: bytes) -> None:
+    def _append(self, data: bytes | bytearray) -> None:
         if len(self._out) + len(data) > self.limit:
             raise FetchError(ErrorType.TOO_LARGE, f"the decoded body passed the {self.limit:,}-byte ceiling; cut off")
         self._out += data
@@ -352,12 +353,13 @@ class _Inflater:
             return zlib.decompressobj(16 + zlib.MAX_WBITS)
         return zlib.decompressobj(-zlib.MAX_WBITS if self._raw_deflate else zlib.MAX_WBITS)
 
-    def feed(self, data: bytes) -> bytes:
+    def feed(self, data: bytes) -> bytes | bytearray:
         out = bytearray()
         pending = data
         while pending:
             try:
-                chunk = self._inflater.decompress(pending, self.limit - self.produced + 1)
+                # Inflate in steps of at most 1 MiB: memory stays near the ceiling, never a multiple of it.
+                chunk = self._inflater.decompress(pending, min(self.limit - self.produced + 1, _INFLATE_STEP))
             except zlib.error as exc:
                 if self.coding == "deflate" and not self._raw_deflate and self.produced == 0:
                     self._raw_deflate = True  # some servers send raw deflate without the zlib header
@@ -376,10 +378,10 @@ class _Inflater:
                 self._inflater = self._new()
             else:
                 pending = b""
-        return bytes(out)
+        return out
 
-    def finish(self, data: bytes) -> bytes:
-        out = self.feed(data) if data else b""
+    def finish(self, data: bytes | bytearray) -> bytes | bytearray:
+        out = self.feed(data) if data else bytearray()
         tail = self._inflater.flush()
         self.produced += len(tail)
         if self.produced > self.limit:
