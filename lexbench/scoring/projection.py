@@ -8,6 +8,7 @@ apart in ``Block.links`` for link checks.
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import re
 from collections.abc import Iterable, Iterator, Mapping
@@ -45,13 +46,18 @@ class Block:
     ``kind`` is one of ``heading``, ``paragraph``, ``list_item``, ``quote``, ``code``,
     ``table_cell``, ``caption``; ``level`` is the heading level 1–6, else 0. ``text`` is the
     visible text (whitespace collapsed, except code blocks and Markdown line breaks, kept as
-    ``\\n``); ``links`` are the links that end in this block.
+    ``\\n``); ``links`` are the links that end in this block (a link without visible text, e.g.
+    around an icon, is kept with ``text == ""``); ``strong`` the visible texts of strong/bold spans
+    that end in it (emphasis is dropped from ``text``, but a standalone bold name is an author form,
+    SPEC §3.5); ``quoted`` is true inside a blockquote.
     """
 
     kind: str
     level: int
     text: str
     links: tuple[Link, ...] = ()
+    strong: tuple[str, ...] = ()
+    quoted: bool = False
 
     def lines(self) -> list[str]:
         """The block's non-empty lines, stripped (a Markdown paragraph may span several lines)."""
@@ -127,9 +133,11 @@ def sniff_format(content: str) -> Format:
 # --- HTML ------------------------------------------------------------------------------------------
 
 # Elements whose content is never shown to a reader (SPEC §3.2). `title` lives in <head>; `textarea`
-# content is a control value, like an input value.
+# content is a control value, like an input value; iframe/video/audio/canvas content is fallback text a
+# browser that supports them never shows; a datalist is never rendered; <rp> only without ruby support.
 _INVISIBLE_TAGS = frozenset(
-    {"head", "title", "script", "style", "template", "noscript", "textarea", "meta", "link", "base"}
+    {"head", "title", "script", "style", "template", "noscript", "textarea", "meta", "link", "base",
+     "iframe", "video", "audio", "canvas", "datalist", "rp"}
 )
 _VOID_TAGS = frozenset(
     {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source", "track", "wbr"}
@@ -153,23 +161,47 @@ _NEUTRAL_BLOCKS = frozenset(
         "thead", "tr", "ul", "xmp", "option", "optgroup", "select",
     }
 )
+_STRONG_TAGS = frozenset({"strong", "b"})
+CHROME_TAGS = frozenset({"nav", "aside", "footer"})
+"""Page chrome the structured text parser skips in HTML answers (SPEC §3.5: navigation, sidebars, footers)."""
 _STYLE_DECL = re.compile(r"([\w-]+)\s*:\s*([^;]*)")
 _IMPORTANT = re.compile(r"!\s*important", re.I)
 _SPACES = re.compile(r"\s+")
 
 
+def _style_values(style: str) -> dict[str, str]:
+    return {prop.lower(): _IMPORTANT.sub("", value).strip().lower() for prop, value in _STYLE_DECL.findall(style)}
+
+
 def _style_hides(style: str) -> bool:
-    """True when an inline style declares ``display:none`` or ``visibility:hidden|collapse``."""
-    for prop, value in _STYLE_DECL.findall(style):
-        prop = prop.lower()
-        value = _IMPORTANT.sub("", value).strip().lower()
-        if (prop == "display" and value == "none") or (prop == "visibility" and value in ("hidden", "collapse")):
-            return True
-    return False
+    """True when an inline style removes the element with ``display:none``."""
+    return _style_values(style).get("display") == "none"
+
+
+def _style_visibility(style: str | None) -> bool | None:
+    """The inline ``visibility`` of an element: False for hidden/collapse, True for visible, None when
+    unset (inherited). A descendant can make itself visible again, as in CSS."""
+    if not style:
+        return None
+    value = _style_values(style).get("visibility")
+    if value in ("hidden", "collapse"):
+        return False
+    if value == "visible":
+        return True
+    return None
+
+
+def _style_skips_contents(style: str | None) -> bool:
+    """True for ``content-visibility:hidden``: the element's box stays, its contents are not rendered."""
+    return bool(style) and _style_values(style).get("content-visibility") == "hidden"
 
 
 def _element_hides(tag: str, attrib: Mapping[str, str]) -> bool:
-    """True when the element and everything inside it is invisible (SPEC §3.2)."""
+    """True when the element and everything inside it is removed from view (SPEC §3.2).
+
+    ``visibility:hidden`` is not here: it is inherited and a descendant may override it, so the
+    walkers track it separately (:func:`_style_visibility`).
+    """
     if tag in _INVISIBLE_TAGS or "hidden" in attrib:
         return True
     if tag == "input" and attrib.get("type", "").lower() == "hidden":
@@ -179,6 +211,11 @@ def _element_hides(tag: str, attrib: Mapping[str, str]) -> bool:
         return True
     style = attrib.get("style")
     return bool(style) and _style_hides(style)
+
+
+def _is_listbox(attrib: Mapping[str, str]) -> bool:
+    size = attrib.get("size", "").strip()
+    return "multiple" in attrib or (size.isdigit() and int(size) > 1)
 
 
 class _TooDeep(Exception):
@@ -207,10 +244,13 @@ class _BlockBuilder:
         self.blocks: list[Block] = []
         self.pieces: list[str] = []
         self.links: list[Link] = []
+        self.strong: list[str] = []
+        self.orphans: list[Link] = []  # links without text in a block without text: they go to the next block
         self.opened: list[bool] = []  # per open block element: did it push onto `specific`?
         self.specific: list[tuple[str, int]] = []  # enclosing kinds other than paragraph, innermost last
         self.code_depth = 0
-        self.serial = 0  # bumps on every flush, so an open link knows its text was cut
+        self.quote_depth = 0
+        self.serial = 0  # bumps on every flush, so an open span knows its text was cut
 
     def open_block(self, tag: str) -> None:
         self.flush()
@@ -220,6 +260,8 @@ class _BlockBuilder:
             self.specific.append((kind, int(tag[1]) if kind == HEADING else 0))
         if kind == CODE:
             self.code_depth += 1
+        elif kind == QUOTE:
+            self.quote_depth += 1
 
     def close_block(self) -> None:
         self.flush()
@@ -227,6 +269,8 @@ class _BlockBuilder:
             kind, _ = self.specific.pop()
             if kind == CODE:
                 self.code_depth -= 1
+            elif kind == QUOTE:
+                self.quote_depth -= 1
 
     def kind(self) -> tuple[str, int]:
         if self.code_depth:
@@ -236,15 +280,46 @@ class _BlockBuilder:
     def in_code(self) -> bool:
         return self.code_depth > 0
 
+    def span_text(self, serial: int, start: int) -> str:
+        """Text of a span that opened at piece ``start`` of block ``serial`` (only the part in the
+        current block if a block boundary fell inside it)."""
+        return _SPACES.sub(" ", "".join(self.pieces[start if serial == self.serial else 0 :])).strip()
+
+    def finish(self) -> list[Block]:
+        """Flush the last block; trailing text-less links join the last block. Returns the blocks."""
+        self.flush()
+        if self.orphans and self.blocks:
+            last = self.blocks[-1]
+            self.blocks[-1] = Block(last.kind, last.level, last.text, last.links + tuple(self.orphans), last.strong,
+                                    last.quoted)
+            self.orphans = []
+        return self.blocks
+
     def flush(self) -> None:
         raw = "".join(self.pieces)
         kind, level = self.kind()
         text = raw.strip("\n").rstrip() if kind == CODE else _SPACES.sub(" ", raw).strip()
         if text:
-            self.blocks.append(Block(kind, level, text, tuple(self.links)))
+            links = tuple(self.orphans + self.links) if self.orphans else tuple(self.links)
+            self.orphans = []
+            self.blocks.append(Block(kind, level, text, links, tuple(self.strong), self.quote_depth > 0))
+        elif self.links:
+            # An icon-only link (no visible text) still carries a target, e.g. a post permalink: it
+            # belongs with the text that follows it.
+            self.orphans.extend(self.links)
         self.pieces = []
         self.links = []
+        self.strong = []
         self.serial += 1
+
+
+class _Span:
+    """An open inline span (link or strong) while walking: where its text started."""
+
+    __slots__ = ("serial", "start", "href")
+
+    def __init__(self, serial: int, start: int, href: str | None) -> None:
+        self.serial, self.start, self.href = serial, start, href
 
 
 def project_html(content: str) -> list[Block]:
@@ -255,70 +330,186 @@ def project_html(content: str) -> list[Block]:
         return _project_html_flat(content)
     if root is None:
         return []
-    out = _BlockBuilder()
+    return _walk(root)
+
+
+def _walk(
+    root: lxml.html.HtmlElement,
+    skip: frozenset[str] = frozenset(),
+    *,
+    builder: _BlockBuilder | None = None,
+    finish: bool = True,
+) -> list[Block]:
+    """Blocks of a parsed tree under the visibility rules; elements named in ``skip`` are left out."""
+    out = builder or _BlockBuilder()
     # Iterative walk (deep documents must not hit the recursion limit). Items are
-    # (element, entering, emit_tail); a tail is text after the element, owned by its parent.
-    stack: list[tuple[lxml.html.HtmlElement, bool, bool]] = [(root, True, False)]
-    open_links: list[tuple[int, int, str]] = []  # (builder serial, piece index, href)
+    # (element, entering, emit_tail, parent_shown); a tail is text after the element, owned by its
+    # parent, so it follows the parent's inherited `visibility`.
+    stack: list[tuple[lxml.html.HtmlElement, bool, bool, bool]] = [(root, True, False, True)]
+    spans: list[_Span] = []
     while stack:
-        el, entering, emit_tail = stack.pop()
+        el, entering, emit_tail, parent_shown = stack.pop()
         tag = el.tag if isinstance(el.tag, str) else None
         if tag is not None:
             tag = tag.lower()
         if not entering:
-            _leave(out, el, tag, open_links)
-            if emit_tail and el.tail:
+            _leave(out, el, tag, spans)
+            if emit_tail and parent_shown and el.tail:
                 out.pieces.append(el.tail)
             continue
-        if tag is None or _element_hides(tag, el.attrib):
-            if emit_tail and el.tail:
+        if tag is None or tag in skip or _element_hides(tag, el.attrib):
+            if emit_tail and parent_shown and el.tail:
                 out.pieces.append(el.tail)
             continue
+        style = el.attrib.get("style")
+        own = _style_visibility(style)
+        shown = parent_shown if own is None else own
         if tag == "br":
-            if out.in_code():
-                out.pieces.append("\n")
-            else:
-                out.flush()
-            if emit_tail and el.tail:
+            if shown:
+                out.pieces.append("\n") if out.in_code() else out.flush()
+            if emit_tail and parent_shown and el.tail:
                 out.pieces.append(el.tail)
             continue
-        _enter(out, el, tag, open_links)
-        stack.append((el, False, emit_tail))
+        _enter(out, el, tag, spans, shown)
+        stack.append((el, False, emit_tail, parent_shown))
+        if _style_skips_contents(style):
+            continue
         if tag == "details" and "open" not in el.attrib:
             # A closed <details> shows only its first direct <summary> (SPEC §3.2).
             summary = next((c for c in el if isinstance(c.tag, str) and c.tag.lower() == "summary"), None)
             if summary is not None:
-                stack.append((summary, True, False))
+                stack.append((summary, True, False, shown))
             continue
-        if el.text:
+        if tag == "select" and not _is_listbox(el.attrib):
+            # A drop-down shows only its selected option (else its first one).
+            option = _displayed_option(el)
+            if option is not None:
+                stack.append((option, True, False, shown))
+            continue
+        if el.text and shown:
             out.pieces.append(el.text)
         for child in reversed(el):
-            stack.append((child, True, True))
-    out.flush()
-    return out.blocks
+            stack.append((child, True, True, shown))
+    if not finish:
+        out.flush()
+        return out.blocks
+    return out.finish()
 
 
-def _enter(out: _BlockBuilder, el: lxml.html.HtmlElement, tag: str, open_links: list[tuple[int, int, str]]) -> None:
+def _displayed_option(select: lxml.html.HtmlElement) -> lxml.html.HtmlElement | None:
+    options = [o for o in select.iter("option")]
+    return next((o for o in options if "selected" in o.attrib), options[0] if options else None)
+
+
+def _enter(out: _BlockBuilder, el: lxml.html.HtmlElement, tag: str, spans: list[_Span], shown: bool) -> None:
     if tag in _BLOCK_KIND or tag in _NEUTRAL_BLOCKS:
         out.open_block(tag)
     elif tag == "a" and "href" in el.attrib:
-        open_links.append((out.serial, len(out.pieces), el.attrib.get("href", "")))
+        spans.append(_Span(out.serial, len(out.pieces), el.attrib.get("href", "") if shown else None))
+    elif tag in _STRONG_TAGS:
+        spans.append(_Span(out.serial, len(out.pieces), None))
     elif tag in _VOID_TAGS and tag != "wbr":
         # Images, inputs etc. contribute no text (alt, title and value are attributes), only a gap.
         out.pieces.append(" ")
 
 
-def _leave(out: _BlockBuilder, el: lxml.html.HtmlElement, tag: str | None, open_links: list[tuple[int, int, str]]) -> None:
+def _leave(out: _BlockBuilder, el: lxml.html.HtmlElement, tag: str | None, spans: list[_Span]) -> None:
     if tag is None:
         return
     if tag in _BLOCK_KIND or tag in _NEUTRAL_BLOCKS:
         out.close_block()
-    elif tag == "a" and "href" in el.attrib and open_links:
-        serial, start, href = open_links.pop()
-        # If a block boundary fell inside the link, keep the part in the current block.
-        text = _SPACES.sub(" ", "".join(out.pieces[start if serial == out.serial else 0 :])).strip()
-        if text:
-            out.links.append(Link(text, href))
+    elif ((tag == "a" and "href" in el.attrib) or tag in _STRONG_TAGS) and spans:
+        span = spans.pop()
+        text = out.span_text(span.serial, span.start)
+        if tag == "a":
+            # An invisible link (inherited visibility:hidden) has no target a reader could see.
+            if span.href is not None and (text or span.serial == out.serial):
+                out.links.append(Link(text, span.href))
+        elif text:
+            out.strong.append(text)
+
+
+class VisibleTree:
+    """A parsed HTML answer with everything a reader cannot see removed (SPEC §3.2).
+
+    Native record selectors (SPEC §3.5, §3.6) and visible-control anchors run on this tree, so hidden
+    descendants, closed ``<details>`` content and hidden controls can satisfy no check. ``invisible``
+    holds elements that remain in the tree only because a descendant may be visible again
+    (inherited ``visibility:hidden``); their own text is already gone. Build with :meth:`parse`.
+    """
+
+    def __init__(self, root: lxml.html.HtmlElement, invisible: set[lxml.html.HtmlElement]) -> None:
+        self.root = root
+        self.invisible = invisible  # holds the proxies alive, so identity membership stays valid
+
+    @classmethod
+    def parse(cls, content: str) -> VisibleTree | None:
+        """Parse and prune ``content``; ``None`` for an empty document or one nested deeper than
+        libxml2 accepts (the flat projection handles those; native selectors are then unavailable)."""
+        try:
+            root = _parse_html(content)
+        except _TooDeep:
+            return None
+        if root is None:
+            return None
+        return cls(root, _prune(root))
+
+    def blocks(self, skip: frozenset[str] = frozenset()) -> list[Block]:
+        """The projection's blocks of this tree; ``skip`` leaves out elements by tag (e.g. :data:`CHROME_TAGS`)."""
+        return _walk(self.root, skip)
+
+    def shown(self, element: lxml.html.HtmlElement) -> bool:
+        """False for an element kept only for its visible descendants."""
+        return element not in self.invisible
+
+
+def _prune(root: lxml.html.HtmlElement) -> set[lxml.html.HtmlElement]:
+    """Remove invisible content from ``root`` in place; return the elements left in the tree whose own
+    text was removed because of inherited ``visibility:hidden``. One pass, no recursion."""
+    invisible: set[lxml.html.HtmlElement] = set()
+    removals: list[lxml.html.HtmlElement] = []
+    stack: list[tuple[lxml.html.HtmlElement, bool]] = [(root, True)]
+    while stack:
+        el, parent_shown = stack.pop()
+        tag = el.tag.lower() if isinstance(el.tag, str) else None
+        if tag is None or _element_hides(tag, el.attrib):
+            removals.append(el)
+            continue
+        style = el.attrib.get("style")
+        own = _style_visibility(style)
+        shown = parent_shown if own is None else own
+        children = list(el)
+        keep: list[lxml.html.HtmlElement] | None = None
+        if _style_skips_contents(style):
+            keep = []
+        elif tag == "details" and "open" not in el.attrib:
+            summary = next((c for c in children if isinstance(c.tag, str) and c.tag.lower() == "summary"), None)
+            keep = [summary] if summary is not None else []
+        elif tag == "select" and not _is_listbox(el.attrib):
+            option = _displayed_option(el)
+            keep = [option] if option is not None else []
+        if keep is not None:
+            el.text = None
+            for child in children:
+                if child in keep:
+                    child.tail = None
+                else:
+                    el.remove(child)
+            if tag == "select" and keep and keep[0].getparent() is not el:
+                el.append(keep[0])  # an option inside an <optgroup>: lift it out of the removed group
+                keep[0].tail = None
+            children = list(el)
+        if not shown:
+            invisible.add(el)
+            el.text = None
+            for child in children:
+                child.tail = None
+        for child in children:
+            stack.append((child, shown))
+    for el in removals:
+        if el.getparent() is not None:
+            el.drop_tree()  # keeps the tail: it belongs to the parent (already cleared if that is invisible)
+    return invisible
 
 
 def _project_html_flat(content: str) -> list[Block]:
@@ -327,13 +518,13 @@ def _project_html_flat(content: str) -> list[Block]:
     Implicitly closed elements are not repaired, which only affects block kinds."""
     out = _BlockBuilder()
     stack: list[_FlatElement] = []
-    open_links: list[tuple[int, int, str]] = []
+    spans: list[_Span] = []
     open_counts: dict[str, int] = {}
     position = 0
     ended = True
     for start, end, closing, name, rest in _iter_tags(content):
-        visible_here = stack[-1].content_visible if stack else True
-        if visible_here and start > position:
+        text_here = stack[-1].text_visible if stack else True
+        if text_here and start > position:
             out.pieces.append(html.unescape(content[position:start]))
         position = end
         ended = not (name is not None and not closing and name.lower() in _RAW_TEXT_TAGS)
@@ -345,62 +536,102 @@ def _project_html_flat(content: str) -> list[Block]:
             if open_counts.get(tag):
                 index = next(i for i in range(len(stack) - 1, -1, -1) if stack[i].tag == tag)
                 for element in reversed(stack[index:]):
-                    _leave_flat(out, element, open_links)
+                    _leave_flat(out, element, spans)
                     open_counts[element.tag] -= 1
                 del stack[index:]
             continue
         attrs = _parse_attributes(rest)
-        visible = visible_here and not _element_hides(tag, attrs)
         parent = stack[-1] if stack else None
+        present = (parent.content_present if parent else True) and not _element_hides(tag, attrs)
         if tag == "summary" and parent is not None and parent.closed_details and not parent.summary_shown:
             parent.summary_shown = True
-            visible = parent.visible  # the first direct summary of a closed <details> shows
+            present = parent.present  # the first direct summary of a closed <details> shows
+        if tag == "option" and parent is not None and parent.dropdown is not None:
+            present = parent.present and parent.dropdown.show(attrs)
+        own = _style_visibility(attrs.get("style"))
+        shown = (parent.shown if parent else True) if own is None else own
         if tag == "br":
-            if visible:
+            if present and shown:
                 out.pieces.append("\n") if out.in_code() else out.flush()
             continue
-        element = _FlatElement(tag, visible)
-        if visible:
+        element = _FlatElement(tag, present, shown)
+        if present:
             if tag in _BLOCK_KIND or tag in _NEUTRAL_BLOCKS:
                 out.open_block(tag)
                 element.opened_block = True
-            elif tag == "a" and "href" in attrs:
-                open_links.append((out.serial, len(out.pieces), attrs.get("href", "")))
-                element.opened_link = True
+            elif (tag == "a" and "href" in attrs) or tag in _STRONG_TAGS:
+                href = (attrs.get("href", "") if shown else None) if tag == "a" else None
+                spans.append(_Span(out.serial, len(out.pieces), href))
+                element.opened_span = "a" if tag == "a" else "strong"
             elif tag in _VOID_TAGS and tag != "wbr":
                 out.pieces.append(" ")
         if tag in _VOID_TAGS or rest.rstrip().endswith("/"):
-            _leave_flat(out, element, open_links)
+            _leave_flat(out, element, spans)
             continue
         element.closed_details = tag == "details" and "open" not in attrs
-        element.content_visible = visible and not element.closed_details
+        skips = _style_skips_contents(attrs.get("style"))
+        element.content_present = present and not element.closed_details and not skips
+        if tag == "select" and not _is_listbox(attrs):
+            element.dropdown = _Dropdown(_has_selected_option(content, end))
+            element.content_present = present and not skips
+        elif tag == "optgroup" and parent is not None and parent.dropdown is not None:
+            element.dropdown = parent.dropdown  # options inside a group belong to the same drop-down
+        element.text_visible = element.content_present and shown and tag not in ("select", "optgroup")
         stack.append(element)
         open_counts[tag] = open_counts.get(tag, 0) + 1
-    if ended and (stack[-1].content_visible if stack else True) and position < len(content):
+    if ended and (stack[-1].text_visible if stack else True) and position < len(content):
         out.pieces.append(html.unescape(content[position:]))
-    out.flush()
-    return out.blocks
+    return out.finish()
+
+
+class _Dropdown:
+    """Which option of a flat-scanned drop-down is displayed: the first selected one, else the first."""
+
+    def __init__(self, has_selected: bool) -> None:
+        self.has_selected = has_selected
+        self.shown = False
+
+    def show(self, attrs: Mapping[str, str]) -> bool:
+        if self.shown or (self.has_selected and "selected" not in attrs):
+            return False
+        self.shown = True
+        return True
+
+
+_SELECTED_OPTION = re.compile(r"<option\b[^>]*\bselected\b", re.I)
+_SELECT_END = re.compile(r"</select\s*>", re.I)
+
+
+def _has_selected_option(content: str, start: int) -> bool:
+    end = _SELECT_END.search(content, start)
+    return _SELECTED_OPTION.search(content, start, end.start() if end else len(content)) is not None
 
 
 @dataclass
 class _FlatElement:
     tag: str
-    visible: bool
-    content_visible: bool = False
+    present: bool
+    shown: bool
+    content_present: bool = False
+    text_visible: bool = False
     closed_details: bool = False
     summary_shown: bool = False
     opened_block: bool = False
-    opened_link: bool = False
+    opened_span: str | None = None
+    dropdown: _Dropdown | None = None
 
 
-def _leave_flat(out: _BlockBuilder, element: _FlatElement, open_links: list[tuple[int, int, str]]) -> None:
+def _leave_flat(out: _BlockBuilder, element: _FlatElement, spans: list[_Span]) -> None:
     if element.opened_block:
         out.close_block()
-    elif element.opened_link and open_links:
-        serial, start, href = open_links.pop()
-        text = _SPACES.sub(" ", "".join(out.pieces[start if serial == out.serial else 0 :])).strip()
-        if text:
-            out.links.append(Link(text, href))
+    elif element.opened_span and spans:
+        span = spans.pop()
+        text = out.span_text(span.serial, span.start)
+        if element.opened_span == "a":
+            if span.href is not None and (text or span.serial == out.serial):
+                out.links.append(Link(text, span.href))
+        elif text:
+            out.strong.append(text)
 
 
 # --- Markdown --------------------------------------------------------------------------------------
@@ -504,11 +735,14 @@ def project_markdown(content: str) -> list[Block]:
     containers: list[str] = []  # enclosing list items / quotes, innermost last
     leaf: tuple[str, int] = (PARAGRAPH, 0)
     raw_html = _RawHtmlTracker()
+    orphans: list[Link] = []  # text-less links (e.g. "[](permalink)") waiting for the next block
     for token in tokens:
         kind = token.type
+        quoted = QUOTE in containers
         if kind == "html_block":
             if not raw_html.hiding:
-                blocks.extend(project_html(token.content))
+                parts = project_html(token.content)
+                blocks.extend(b if not quoted or b.quoted else _with(b, quoted=True) for b in parts)
             raw_html.feed(token.content)
             continue
         if kind == "list_item_open":
@@ -527,18 +761,32 @@ def project_markdown(content: str) -> list[Block]:
         elif kind in ("fence", "code_block"):
             text = token.content.strip("\n").rstrip()
             if text and not raw_html.hiding:
-                blocks.append(Block(CODE, 0, text))
+                blocks.append(Block(CODE, 0, text, quoted=quoted))
         elif kind == "inline" and not raw_html.hiding:
-            blocks.extend(_inline_blocks(token, leaf, env))
+            produced, loose = _inline_blocks(token, leaf, env, quoted)
+            if produced and orphans:
+                produced[0] = _with(produced[0], links=tuple(orphans) + produced[0].links)
+                orphans = []
+            blocks.extend(produced)
+            orphans.extend(loose)
+    if orphans and blocks:
+        blocks[-1] = _with(blocks[-1], links=blocks[-1].links + tuple(orphans))
     return blocks
 
 
-def _inline_blocks(token: Token, leaf: tuple[str, int], env: dict[str, object]) -> list[Block]:
+def _with(block: Block, **changes: object) -> Block:
+    return dataclasses.replace(block, **changes)  # type: ignore[arg-type]
+
+
+def _inline_blocks(
+    token: Token, leaf: tuple[str, int], env: dict[str, object], quoted: bool
+) -> tuple[list[Block], list[Link]]:
+    """The blocks of one inline token, and the links of a text-less inline (to attach to the next block)."""
     kind, level = leaf
     if not _INLINE_MARKUP.search(token.content):
         # No emphasis, code, link, image, HTML, entity or escape: the text is the reader text.
         text = "\n".join(line.strip() for line in token.content.split("\n")).strip()
-        return [Block(kind, level, text)] if text else []
+        return ([Block(kind, level, text, quoted=quoted)] if text else []), []
     children: list[Token] = []
     _MARKDOWN.inline.parse(token.content, _MARKDOWN, env, children)
     if any(child.type == "html_inline" for child in children):
@@ -546,16 +794,25 @@ def _inline_blocks(token: Token, leaf: tuple[str, int], env: dict[str, object]) 
         # Soft breaks become <br> so the paragraph's lines survive as lines (SPEC §3.3 title lines).
         rendered = [_render_ready(c) for c in children]
         html = _MARKDOWN.renderer.renderInline(rendered, _MARKDOWN.options, {})
-        parts = project_html(html)
+        builder = _BlockBuilder()
+        parts = _project_fragment(html, builder)
+        loose = list(builder.orphans)
         if all(b.kind == PARAGRAPH for b in parts):
             if not parts:
-                return []
+                return [], loose
             text = "\n".join(b.text for b in parts)
-            return [Block(kind, level, text, tuple(link for b in parts for link in b.links))]
-        return [b if b.kind != PARAGRAPH else Block(kind, level, b.text, b.links) for b in parts]
+            links = tuple(link for b in parts for link in b.links)
+            strong = tuple(s for b in parts for s in b.strong)
+            return [Block(kind, level, text, links, strong, quoted)], loose
+        return [
+            _with(b, quoted=quoted or b.quoted) if b.kind != PARAGRAPH else Block(kind, level, b.text, b.links, b.strong, quoted)
+            for b in parts
+        ], loose
     pieces: list[str] = []
     links: list[Link] = []
+    strong: list[str] = []
     open_links: list[tuple[int, str]] = []
+    open_strong: list[int] = []
     for child in children:
         ctype = child.type
         if ctype in ("text", "code_inline", "text_special"):
@@ -566,9 +823,13 @@ def _inline_blocks(token: Token, leaf: tuple[str, int], env: dict[str, object]) 
             open_links.append((len(pieces), str(child.attrGet("href") or "")))
         elif ctype == "link_close" and open_links:
             start, href = open_links.pop()
-            link_text = _SPACES.sub(" ", "".join(pieces[start:])).strip()
-            if link_text:
-                links.append(Link(link_text, href))
+            links.append(Link(_SPACES.sub(" ", "".join(pieces[start:])).strip(), href))
+        elif ctype == "strong_open":
+            open_strong.append(len(pieces))
+        elif ctype == "strong_close" and open_strong:
+            strong_text = _SPACES.sub(" ", "".join(pieces[open_strong.pop() :])).strip()
+            if strong_text:
+                strong.append(strong_text)
         elif ctype == "image":
             continue  # images and their alt text are not reader text
         elif child.content and not child.children and ctype not in _DECORATION_TOKENS:
@@ -577,7 +838,21 @@ def _inline_blocks(token: Token, leaf: tuple[str, int], env: dict[str, object]) 
     if "\n" in text:
         text = "\n".join(line.strip() for line in text.split("\n"))
     text = text.strip()
-    return [Block(kind, level, text, tuple(links))] if text else []
+    if not text:
+        return [], links
+    return [Block(kind, level, text, tuple(links), tuple(strong), quoted)], []
+
+
+def _project_fragment(markup: str, builder: _BlockBuilder) -> list[Block]:
+    """Blocks of an HTML fragment through ``builder``, whose text-less links stay in ``builder.orphans``."""
+    try:
+        root = _parse_html(markup)
+    except _TooDeep:
+        return _project_html_flat(markup)
+    if root is None:
+        return []
+    blocks = _walk(root, builder=builder, finish=False)
+    return blocks
 
 
 def _render_ready(token: Token) -> Token:

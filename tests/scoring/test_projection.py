@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import lxml.html
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lexbench.scoring.projection import Link, project, sniff_format
+from lexbench.scoring.projection import Link, VisibleTree, project, sniff_format
 
 
 def visible(html: str) -> str:
@@ -75,6 +76,64 @@ def test_text_after_a_hidden_element_stays_visible() -> None:
 
 def test_aria_hidden_is_not_hidden() -> None:
     assert "Shown" in visible('<p aria-hidden="true">Shown</p>')
+
+
+@pytest.mark.parametrize("depth", [0, 2100], ids=["tree", "too-deep-for-libxml2"])
+@pytest.mark.parametrize(
+    "fallback",
+    ["<iframe>SECRET</iframe>", "<video><p>SECRET</p></video>", "<audio>SECRET</audio>",
+     "<canvas>SECRET</canvas>", "<datalist><option>SECRET</option></datalist>", "<ruby>kan<rp>SECRET</rp></ruby>",
+     '<div style="content-visibility: hidden"><p>SECRET</p></div>'],
+)
+def test_fallback_and_unrendered_content_is_invisible(fallback: str, depth: int) -> None:
+    text = visible("<div>" * depth + f"<p>Before</p>{fallback}<p>After</p>" + "</div>" * depth)
+    assert "SECRET" not in text and "Before" in text and "After" in text
+
+
+@pytest.mark.parametrize("depth", [0, 2100], ids=["tree", "too-deep-for-libxml2"])
+def test_a_drop_down_shows_only_its_selected_option(depth: int) -> None:
+    wrap = lambda markup: "<div>" * depth + markup + "</div>" * depth  # noqa: E731
+    assert visible(wrap("<select><option>ONE</option><optgroup><option selected>TWO</option></optgroup></select>")) == "TWO"
+    assert visible(wrap("<select><option>ONE</option><option>TWO</option></select>")) == "ONE"
+    assert visible(wrap("<select multiple><option>ONE</option><option>TWO</option></select>")) == "ONE\nTWO"
+
+
+@pytest.mark.parametrize("depth", [0, 2100], ids=["tree", "too-deep-for-libxml2"])
+def test_visibility_hidden_is_inherited_and_can_be_overridden(depth: int) -> None:
+    text = visible("<div>" * depth + '<div style="visibility:hidden">GONE<p style="visibility: visible">Shown</p>'
+                   "<span>GONE</span></div><p>tail</p>" + "</div>" * depth)
+    assert text == "Shown\ntail"
+
+
+def test_visible_tree_prunes_what_a_reader_cannot_see() -> None:
+    tree = VisibleTree.parse(
+        "<html><head><title>T</title></head><body><p>Shown <span hidden>GONE</span>tail</p>"
+        "<details>LOOSE<summary>Sum</summary><p>FOLDED</p></details><input type=hidden value=GONE>"
+        '<div style="visibility:hidden">GONE<b style="visibility:visible">Back</b></div></body></html>'
+    )
+    assert tree is not None
+    body = lxml.html.tostring(tree.root.find("body"), encoding="unicode")
+    for word in ("GONE", "FOLDED", "LOOSE", "<title>"):
+        assert word not in body
+    assert [b.text for b in tree.blocks()] == ["Shown tail", "Sum", "Back"]
+    hidden_div = tree.root.find("body/div")
+    assert tree.shown(hidden_div) is False and tree.shown(hidden_div.find("b")) is True
+
+
+def test_strong_spans_quotes_and_text_less_links_are_recorded() -> None:
+    html_blocks = project(
+        "<p><b>Alice</b> says <a href='/p/1'><img src=x></a></p><blockquote><p>Quoted <strong>Bob</strong></p>"
+        "</blockquote><div><a href='/p/2'><img src=y></a></div><p>Next</p>",
+        "html",
+    ).blocks
+    assert [(b.text, b.strong, b.quoted) for b in html_blocks] == [
+        ("Alice says", ("Alice",), False), ("Quoted Bob", ("Bob",), True), ("Next", (), False)]
+    assert html_blocks[0].links == (Link("", "/p/1"),)
+    assert html_blocks[2].links == (Link("", "/p/2"),)  # a text-less link joins the text that follows it
+    md_blocks = project("**Alice** says [](/p/1)\n\n[](/p/2)\n\nNext\n\n> **Bob** wrote", "markdown").blocks
+    assert [(b.text, b.strong, b.quoted) for b in md_blocks] == [
+        ("Alice says", ("Alice",), False), ("Next", (), False), ("Bob wrote", ("Bob",), True)]
+    assert md_blocks[1].links == (Link("", "/p/2"),)
 
 
 def test_html_blocks_and_kinds() -> None:
