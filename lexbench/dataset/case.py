@@ -19,7 +19,7 @@ import hashlib
 import re
 from datetime import date
 from enum import StrEnum
-from typing import Annotated, Literal
+from typing import Annotated, ClassVar, Literal
 
 from pydantic import (
     BaseModel,
@@ -246,6 +246,253 @@ class StableGroup(Model):
         return _empty_override(value, info.field_name, "omit the field to use stable_text_review_defaults, or give the")
 
 
+# --- record and anchor contracts (SPEC §2, §3.5–§3.7) ------------------------------------------------
+
+RECORD_CONTRACT_VERSION = 2
+"""Current version of the comment and post contracts (SPEC §3.5, §3.6)."""
+
+
+def minimum_records(baseline: int) -> int:
+    """The record floor for a reviewed baseline count (SPEC §3.5): the baseline itself when it is at
+    most five, else 80 % of it rounded up (exact integer arithmetic: 6 → 5, 10 → 8, 11 → 9)."""
+    return baseline if baseline <= 5 else -(-baseline * 4 // 5)
+
+
+def _check_selector(value: str) -> str:
+    from cssselect import SelectorError
+    from lxml.cssselect import CSSSelector
+
+    try:
+        CSSSelector(value, translator="html")
+    except SelectorError as exc:
+        raise ValueError(f"CSS selector {value!r} does not parse: {exc}") from None
+    return value
+
+
+def _check_pattern(value: str, what: str) -> str:
+    try:
+        re.compile(value)
+    except re.error as exc:
+        raise ValueError(f"{what} {value!r} does not compile: {exc}") from None
+    return value
+
+
+Selector = Annotated[str, StringConstraints(min_length=1)]
+
+
+class RecordSelectors(Model):
+    """Reviewed CSS selectors of native HTML records (SPEC §3.5, §3.6), used only on HTML answers.
+
+    ``record`` matches one record container (a comment or a post). ``author``, ``text`` and the optional
+    ``link`` and ``quote`` selectors are matched document-wide and each match belongs to its nearest
+    enclosing record, so a reply nested inside its parent never lends the parent its author.
+    ``record_id_attribute`` names the record container's attribute that holds the source record id
+    (distinct ids stay distinct even when their text matches). Every selector must parse.
+    """
+
+    record: Selector
+    author: Selector
+    text: Selector
+    link: Selector | None = None
+    quote: Selector | None = None
+    record_id_attribute: NonEmpty | None = None
+
+    @field_validator("record", "author", "text", "link", "quote")
+    @classmethod
+    def _parses(cls, value: str | None) -> str | None:
+        return None if value is None else _check_selector(value)
+
+
+_LIST_PURPOSE = {
+    "ignored_labels": "pure UI labels such as 'Reply' or 'Like', which are neither authors nor record text",
+    "unavailable_notices": "deleted, hidden or spam placeholders, which are not records",
+    "non_author_labels": "permalink captions such as '#1' or 'Permalink', which never identify an author",
+    "metadata_labels": "task-declared metadata labels such as 'Member' or 'Posts:', never authors or post text",
+    "heading_labels": "explicit comment-section heading labels such as 'Comments'",
+    "end_labels": "standalone labels that end the comment section, such as 'Related posts'",
+}
+
+
+class RecordContract(Model):
+    """What comment and post contracts share (SPEC §3.5–§3.7).
+
+    ``baseline`` is the independently reviewed count of valid records, frozen at authoring time;
+    :attr:`minimum` derives the floor from it. ``html`` holds the reviewed native selectors (None:
+    HTML answers use the structured text parser). Every label list is required and explicit: an empty
+    list is valid, an omitted one is rejected, and two entries that are equal after label
+    normalisation are rejected. Version 1 contracts are pre-release and rejected as unsupported.
+    """
+
+    contract_version: Literal[2]
+    baseline: int = Field(ge=1)
+    html: RecordSelectors | None = None
+    ignored_labels: list[NonEmpty]
+    unavailable_notices: list[NonEmpty]
+    observed: date
+    evidence: NonEmpty
+    """Short review note: where the records were observed and how they were counted."""
+
+    LISTS: ClassVar[tuple[str, ...]] = ("ignored_labels", "unavailable_notices")
+    KIND: ClassVar[str] = "record"
+
+    @model_validator(mode="before")
+    @classmethod
+    def _version_and_explicit_lists(cls, data: object) -> object:
+        if not isinstance(data, dict):
+            return data
+        version = data.get("contract_version")
+        if version == 1:
+            raise ValueError(
+                f"{cls.KIND} contract version 1 is a pre-release format and unsupported; re-author it as "
+                f"version {RECORD_CONTRACT_VERSION} with explicit label lists"
+            )
+        if version is not None and version != RECORD_CONTRACT_VERSION:
+            raise ValueError(
+                f"{cls.KIND} contract version {version!r} is unknown: this lexbench reads version {RECORD_CONTRACT_VERSION}"
+            )
+        for name in cls.LISTS:
+            if name not in data:
+                raise ValueError(
+                    f"{name} is required ({_LIST_PURPOSE[name]}): list the reviewed entries explicitly; an empty "
+                    "list is valid and there are no runtime defaults"
+                )
+        return data
+
+    @model_validator(mode="after")
+    def _no_duplicate_labels(self) -> RecordContract:
+        from lexbench.scoring.normalise import label_normalise
+
+        for name in self.LISTS:
+            seen: dict[str, str] = {}
+            for label in getattr(self, name):
+                key = label_normalise(label)
+                if not key:
+                    raise ValueError(f"{name}: {label!r} is empty after label normalisation")
+                if key in seen:
+                    raise ValueError(
+                        f"{name}: {seen[key]!r} and {label!r} are the same label after normalisation "
+                        "(width, whitespace, case, emphasis); keep one"
+                    )
+                seen[key] = label
+        return self
+
+    @property
+    def minimum(self) -> int:
+        """The record floor (SPEC §3.5): see :func:`minimum_records`."""
+        return minimum_records(self.baseline)
+
+
+class CommentContract(RecordContract):
+    """Comments v2 (SPEC §3.5): initially displayed comments and replies of a fixed article.
+
+    HTML answers use ``html`` (reviewed selectors); Markdown and text answers, and HTML answers without
+    the reviewed record containers, use the comment component: it starts after the located body ending,
+    or at an explicit comment heading (one of ``heading_labels``, count decorations ignored) when the
+    ending is absent, and stops at a standalone ``end_labels`` entry or a heading of equal or higher
+    level than the comment heading. ``record_id_pattern`` (a regular expression; group 1 if present)
+    reads source record ids from the links of a text record.
+    """
+
+    heading_labels: list[NonEmpty]
+    end_labels: list[NonEmpty]
+    record_id_pattern: NonEmpty | None = None
+
+    LISTS: ClassVar[tuple[str, ...]] = ("ignored_labels", "unavailable_notices", "heading_labels", "end_labels")
+    KIND: ClassVar[str] = "comment"
+
+    @field_validator("record_id_pattern")
+    @classmethod
+    def _pattern_compiles(cls, value: str | None) -> str | None:
+        return None if value is None else _check_pattern(value, "record_id_pattern")
+
+
+class PostContract(RecordContract):
+    """Posts v2 (SPEC §3.6): a changing post collection.
+
+    Counts distinct owned post-detail links — absolute link targets (resolved against the case URL) that
+    fully match ``post_link_pattern`` — carrying a non-empty attributed author and visible post text.
+    ``non_author_labels`` (permalink captions) and ``metadata_labels`` (task-declared metadata) never
+    count as authors or as post text.
+    """
+
+    post_link_pattern: NonEmpty
+    non_author_labels: list[NonEmpty]
+    metadata_labels: list[NonEmpty]
+
+    LISTS: ClassVar[tuple[str, ...]] = ("ignored_labels", "unavailable_notices", "non_author_labels", "metadata_labels")
+    KIND: ClassVar[str] = "post"
+
+    @field_validator("post_link_pattern")
+    @classmethod
+    def _pattern_compiles(cls, value: str) -> str:
+        return _check_pattern(value, "post_link_pattern")
+
+
+class LinkFloor(Model):
+    """A named-link floor for a changing link collection (SPEC §2 anchors): at least ``minimum``
+    distinct link targets fully matching ``href_pattern`` (absolute, resolved against the case URL)
+    whose visible link text is non-empty. Link targets exist only in HTML and Markdown answers."""
+
+    id: NonEmpty
+    href_pattern: NonEmpty
+    minimum: int = Field(ge=1)
+    location: NonEmpty
+
+    @field_validator("href_pattern")
+    @classmethod
+    def _pattern_compiles(cls, value: str) -> str:
+        return _check_pattern(value, "href_pattern")
+
+
+class VisibleControl(Model):
+    """An opt-in anchor on a visible control's label (SPEC §2 anchors).
+
+    ``label`` is the independently observed visible text of an input placeholder or a button value.
+    In an HTML answer, a visible element matched by ``selector`` whose ``attribute`` equals the label
+    (label normalisation) satisfies it; in any answer, the same label as a standalone line does. Only
+    ``placeholder`` and ``value`` are allowed: accessibility metadata and other attributes are not
+    visible text. This never adds to body coverage.
+    """
+
+    id: NonEmpty
+    label: NonEmpty
+    selector: Selector
+    attribute: NonEmpty
+    location: NonEmpty
+
+    @field_validator("selector")
+    @classmethod
+    def _parses(cls, value: str) -> str:
+        return _check_selector(value)
+
+    @field_validator("attribute")
+    @classmethod
+    def _visible_attribute(cls, value: str) -> str:
+        if value not in ("placeholder", "value"):
+            raise ValueError(
+                f"visible_control attribute {value!r} is not visible text: only an input's 'placeholder' or a "
+                "button's 'value' may be used (accessibility metadata, titles and other attributes never count)"
+            )
+        return value
+
+
+class Anchors(Model):
+    """Anchors of a case (SPEC §2): named-link floors and opt-in visible-control anchors. At least one
+    entry; ids unique across both lists."""
+
+    link_floors: list[LinkFloor] = Field(default_factory=list)
+    visible_controls: list[VisibleControl] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _non_empty_unique(self) -> Anchors:
+        ids = [a.id for a in self.link_floors] + [c.id for c in self.visible_controls]
+        if not ids:
+            raise ValueError("anchors is empty: give link_floors and/or visible_controls, or omit anchors")
+        if len(ids) != len(set(ids)):
+            raise ValueError("anchor ids must be unique within a case")
+        return self
+
+
 class CaseRule(Model):
     """One case as authored in ``rules.json`` (SPEC §2, §4). Reference text lives in the evidence home."""
 
@@ -267,6 +514,13 @@ class CaseRule(Model):
     page_identity: list[NonEmpty] = Field(default_factory=list)
     flags: list[NonEmpty] = Field(default_factory=list)
     """Reviewer or importer notes that the report shows, e.g. ``reference_not_in_visible_text``."""
+    # Absent contracts are left out of the JSON, so datasets without them keep their exact bytes.
+    comments: CommentContract | None = Field(default=None, exclude_if=lambda value: value is None)
+    """Comments v2 (SPEC §3.5), only where initially displayed comments were evidenced."""
+    posts: PostContract | None = Field(default=None, exclude_if=lambda value: value is None)
+    """Posts v2 (SPEC §3.6), required for post collections."""
+    anchors: Anchors | None = Field(default=None, exclude_if=lambda value: value is None)
+    """Named-link floors and visible-control anchors (SPEC §2)."""
 
     @field_validator("delivery")
     @classmethod
@@ -301,6 +555,16 @@ class CaseRule(Model):
         defaults = self.stable_text_review_defaults
         if defaults is not None and defaults.basis is None and defaults.observed is None:
             raise ValueError("stable_text_review_defaults is empty: give basis and/or observed, or omit it")
+        return self
+
+    @model_validator(mode="after")
+    def _record_contracts_fit_kind(self) -> CaseRule:
+        if self.kind is CaseKind.POST_COLLECTION and self.posts is None:
+            raise ValueError("a post_collection case needs a posts contract (SPEC §3.6)")
+        if self.posts is not None and self.kind is not CaseKind.POST_COLLECTION:
+            raise ValueError(f"a posts contract belongs to post_collection cases, not {self.kind.value}")
+        if self.comments is not None and self.kind is not CaseKind.FIXED_ARTICLE:
+            raise ValueError(f"a comments contract belongs to fixed_article cases, not {self.kind.value}")
         return self
 
     def resolved_stable_groups(self) -> list[StableGroup]:
