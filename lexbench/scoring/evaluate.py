@@ -3,7 +3,8 @@
 Pure and deterministic: the same case and answer always give an equal verdict. The answer is
 projected to reader text once (§3.2), normalised once, and every coverage needle is matched in a
 single pass (§3.4). Components: ``call`` (§3.1), ``title`` (§3.3), ``regions`` and ``ending``
-(§2 body contract), ``stable_groups`` and ``page_identity`` (§2).
+(§2 body contract: v4 scores both, legacy v3 regions only), ``stable_groups`` and ``page_identity``
+(§2), and where the case has them ``comments`` (§3.5), ``posts`` (§3.6) and ``anchors`` (§2).
 """
 
 from __future__ import annotations
@@ -14,9 +15,12 @@ from fractions import Fraction
 from lexbench.boundary import CallAssessment, assess_call
 from lexbench.dataset.case import COVERAGE_THRESHOLD, Case, Region, TitleBasis
 from lexbench.providers.result import ProviderResult
+from lexbench.scoring.anchors import check_anchors
 from lexbench.scoring.coverage import NeedleResult, measure
 from lexbench.scoring.normalise import fragments, label_normalise, normalise
-from lexbench.scoring.projection import CODE, Projection, iter_lines, project
+from lexbench.scoring.projection import CODE, Projection, iter_lines
+from lexbench.scoring.records import MAX_DETAIL_RECORDS, RecordCount, count_comments, count_posts
+from lexbench.scoring.view import AnswerView
 from lexbench.verdict import Component, ComponentResult, Outcome, Verdict
 
 _THRESHOLD = Fraction(str(COVERAGE_THRESHOLD))  # exact 4/5: no float edge at exactly 80 %
@@ -44,7 +48,8 @@ def evaluate_response(case: Case, answer: ProviderResult) -> Verdict:
             failure_class=call.failure_class,
         )
 
-    projection = project(answer.content, answer.content_format)
+    view = AnswerView.of(answer.content, answer.content_format)
+    projection = view.projection
     normalised = normalise(projection.text)
     needles = _needle_sets(case)
     found = measure(normalised, needles)
@@ -57,6 +62,15 @@ def evaluate_response(case: Case, answer: ProviderResult) -> Verdict:
             components.append(_ending_component(found["ending"]))
     components.append(_stable_groups_component(case, found))
     components.append(_page_identity_component(case, projection))
+    if case.comments is not None:
+        ending = case.body.reference_scope.end if case.body is not None else None
+        counted = count_comments(view, case.comments, ending, case.reference_text, _chrome(case))
+        components.append(_records_component(Component.COMMENTS, counted, case.comments.baseline, case.comments.minimum))
+    if case.posts is not None:
+        counted = count_posts(view, case.posts, case.url, _chrome(case))
+        components.append(_records_component(Component.POSTS, counted, case.posts.baseline, case.posts.minimum))
+    if case.anchors is not None:
+        components.append(_anchors_component(case, view))
 
     content_ok = all(c.passed is not False for c in components if c.name is not Component.CALL)
     if not call.ok:
@@ -255,6 +269,56 @@ def _page_identity_component(case: Case, projection: Projection) -> ComponentRes
         name=Component.PAGE_IDENTITY, passed=not unmatched, measured=float(matched), threshold=float(len(details)),
         evidence=evidence, details=details,
     )
+
+
+def _chrome(case: Case) -> list[str]:
+    """Stable phrases observed in page chrome: never comment or post authors or text (SPEC §3.5)."""
+    return [p for g in case.stable_groups if g.region.value not in ("title", "article") for p in g.phrases]
+
+
+def _records_component(name: Component, counted: RecordCount, baseline: int, minimum: int) -> ComponentResult:
+    """Comments or posts against their floor (SPEC §3.5, §3.6): a coverage floor, not completeness."""
+    found = len(counted.records)
+    passed = found >= minimum
+    noun = "comment" if name is Component.COMMENTS else "post"
+    relation = "≥" if passed else "<"
+    evidence = (f"{noun}s {found} valid record{'s' if found != 1 else ''} {relation} minimum {minimum} "
+                f"(reviewed baseline {baseline}; {counted.route}")
+    if counted.note:
+        evidence += f"; {counted.note}"
+    if counted.rejected:
+        evidence += "; not records: " + ", ".join(f"{n} {reason}" for reason, n in sorted(counted.rejected.items()))
+    if counted.duplicates:
+        evidence += f"; {counted.duplicates} duplicate{'s' if counted.duplicates != 1 else ''} counted once"
+    evidence += ")"
+    details: list[dict[str, object]] = [
+        {"route": counted.route, "found": found, "minimum": minimum, "baseline": baseline,
+         "rejected": dict(sorted(counted.rejected.items())), "duplicates": counted.duplicates, "note": counted.note}
+    ]
+    details += [
+        {"author": r.author, "chars": r.chars, **({"identity": r.identity} if r.identity else {})}
+        for r in counted.records[:MAX_DETAIL_RECORDS]
+    ]
+    return ComponentResult(name=name, passed=passed, measured=float(found), threshold=float(minimum),
+                           evidence=evidence, details=details)
+
+
+def _anchors_component(case: Case, view: AnswerView) -> ComponentResult:
+    assert case.anchors is not None
+    results = check_anchors(case.anchors, view, case.url)
+    failing = [r for r in results if not r.passed]
+    passed_count = len(results) - len(failing)
+    evidence = f"anchors {passed_count}/{len(results)}"
+    if failing:
+        evidence += " (" + "; ".join(
+            f"{r.id}: {r.how} < {r.threshold}" if r.kind == "link_floor" else f"{r.id}: {r.how}" for r in failing
+        ) + ")"
+    details = [
+        {"id": r.id, "kind": r.kind, "passed": r.passed, "measured": r.measured, "threshold": r.threshold, "how": r.how}
+        for r in results
+    ]
+    return ComponentResult(name=Component.ANCHORS, passed=not failing, measured=float(passed_count),
+                           threshold=float(len(results)), evidence=evidence, details=details)
 
 
 # --- explanation -----------------------------------------------------------------------------------

@@ -1,0 +1,720 @@
+"""Count valid comment and post records in an answer (SPEC §3.5, §3.6).
+
+Two extraction routes, chosen per answer:
+
+- **native HTML** — the case's reviewed selectors on the pruned :class:`VisibleTree`; used when the
+  answer is HTML and at least one reviewed record container is present. Its count is final: a failed
+  native check is never rescued by the text parser.
+- **structured text** — line units of the projection (Markdown, plain text, or HTML without the
+  reviewed containers, then without navigation, sidebars and footers). Comments are read inside the
+  comment component only; posts are anchored on owned post-detail links.
+
+Every route applies the same record rules afterwards: an author that is a plausible name and not a
+label, timestamp or count; non-empty text that is not only labels, timestamps or a placeholder;
+de-duplication by source record id, else by author and text (comments) or by link (posts).
+
+Cost is linear in the answer: each unit is classified a bounded number of times, each selector match
+walks up to its record once, and article-text checks use a set of reference windows, never a scan
+of the reference per record.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from urllib.parse import urljoin
+
+import lxml.html
+
+from lexbench.dataset.case import CommentContract, PostContract
+from lexbench.scoring.labels import (
+    CONNECTORS,
+    MAX_COLON_NAME_WORDS,
+    LabelSet,
+    is_timestamp,
+    label_normalise,
+    name_residue,
+    only_metadata,
+    plausible_name,
+    quote_attribution,
+    strip_counts,
+)
+from lexbench.scoring.normalise import normalise
+from lexbench.scoring.projection import CODE, HEADING, VisibleTree, _walk
+from lexbench.scoring.view import AnswerView, Unit
+
+ARTICLE_WINDOW = 12
+"""Normalised characters per window when testing whether record text was copied from the article."""
+MAX_DETAIL_RECORDS = 40
+"""At most this many records are listed in a component's details (reports stay small)."""
+
+_COLON_LABEL = re.compile(r"^(?P<name>[^:：]{1,64}?)\s*[:：]\s+(?P<text>\S.*)$")
+
+
+# --- results -----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Record:
+    """One valid record: its author (as shown), text length in normalised characters, and its
+    identity (a source record id or a post link; ``None`` for comments identified by content)."""
+
+    author: str
+    chars: int
+    identity: str | None = None
+
+
+@dataclass
+class RecordCount:
+    """What one route found: valid distinct ``records``, rejected candidates counted by reason,
+    the ``route`` taken (``"html selectors"``, ``"markdown comment section …"``) and a ``note``
+    when no record could even be looked for (e.g. no comment section)."""
+
+    route: str
+    records: list[Record] = field(default_factory=list)
+    rejected: dict[str, int] = field(default_factory=dict)
+    duplicates: int = 0
+    note: str = ""
+
+    def reject(self, reason: str) -> None:
+        self.rejected[reason] = self.rejected.get(reason, 0) + 1
+
+
+class _Distinct:
+    """De-duplication: distinct source ids stay distinct; without an id, equal keys count once."""
+
+    def __init__(self, count: RecordCount) -> None:
+        self.count = count
+        self.seen: set[tuple[str, ...]] = set()
+
+    def add(self, record: Record, key: tuple[str, ...]) -> None:
+        if key in self.seen:
+            self.count.duplicates += 1
+            return
+        self.seen.add(key)
+        self.count.records.append(record)
+
+
+# --- shared checks -------------------------------------------------------------------------------------
+
+
+class ArticleText:
+    """Tells whether a record's text is wholly copied from the reference body (SPEC §3.5: article
+    text never supplies records). Holds every ``ARTICLE_WINDOW``-character window of the normalised
+    reference; a text counts as article text when all its consecutive windows (and its last one) are
+    reference windows. Texts shorter than one window are never judged as article text."""
+
+    def __init__(self, reference: str | None) -> None:
+        norm = normalise(reference or "")
+        self.windows = {norm[i : i + ARTICLE_WINDOW] for i in range(len(norm) - ARTICLE_WINDOW + 1)}
+
+    def contains(self, text_norm: str) -> bool:
+        size = len(text_norm)
+        if not self.windows or size < ARTICLE_WINDOW:
+            return False
+        starts = list(range(0, size - ARTICLE_WINDOW + 1, ARTICLE_WINDOW)) + [size - ARTICLE_WINDOW]
+        return all(text_norm[i : i + ARTICLE_WINDOW] in self.windows for i in starts)
+
+
+def _clean(text: str) -> str:
+    return " ".join(text.split())
+
+
+@dataclass(frozen=True)
+class _Labels:
+    """A contract's label lists, prepared once per case."""
+
+    metadata: LabelSet  # every label that is neither an author nor record text
+    unavailable: LabelSet
+
+    @classmethod
+    def of(cls, contract: CommentContract | PostContract, chrome: Iterable[str] = ()) -> _Labels:
+        """Labels of ``contract``; ``chrome`` adds the case's reviewed page-chrome phrases (stable
+        groups outside the title and the article), which are never authors or record text either."""
+        lists: list[str] = list(contract.ignored_labels) + list(chrome)
+        if isinstance(contract, PostContract):
+            lists += contract.non_author_labels + contract.metadata_labels
+        return cls(LabelSet(lists), LabelSet(contract.unavailable_notices))
+
+    def placeholder(self, text: str) -> bool:
+        """True when ``text`` is only unavailable notices (and labels, timestamps, counts)."""
+        if not self.unavailable:
+            return False
+        rest = self.unavailable.strip(label_normalise(text))
+        return rest != label_normalise(text) and only_metadata(rest, self.metadata)
+
+    def author_ok(self, name: str) -> bool:
+        return plausible_name(name, self.metadata) and not self.unavailable.matches(name)
+
+
+def _is_url_text(text: str) -> bool:
+    low = text.strip().lower()
+    return "://" in low or low.startswith("www.")
+
+
+def _author_line(unit: Unit, labels: _Labels, *, skip_link: Callable[[str], bool] | None = None,
+                 heading_floor: int | None = None) -> str | None:
+    """The author named by a standalone author line (SPEC §3.5 author forms), else ``None``.
+
+    Accepted: a heading (deeper than ``heading_floor`` when given) that is a name; a line that is a
+    linked name or a bold name plus only attribution syntax, labels, timestamps and counts
+    ("Alice says:", "by Alice · 3 days ago"). Never from code blocks or quotes, never a bare name.
+    """
+    if unit.kind == CODE or unit.quoted:
+        return None
+    candidates: list[str] = []
+    for link in unit.links:
+        if link.text and not _is_url_text(link.text) and not (skip_link and skip_link(link.href)):
+            candidates.append(link.text)
+    candidates.extend(unit.strong)
+    if unit.kind == HEADING:
+        if heading_floor is not None and unit.level <= heading_floor:
+            return None
+        candidates.append(unit.text)
+    for candidate in candidates:
+        if labels.author_ok(candidate) and name_residue(unit.text, candidate, labels.metadata):
+            return _clean(candidate)
+    return None
+
+
+def _colon_author(unit: Unit, labels: _Labels) -> tuple[str, str] | None:
+    """``("Alice", "Great piece")`` for a colon-labelled line "Alice: Great piece", else ``None``."""
+    if unit.kind in (CODE, HEADING) or unit.quoted:
+        return None
+    match = _COLON_LABEL.match(unit.text)
+    if match is None:
+        return None
+    name, text = match.group("name").strip(), match.group("text").strip()
+    if not labels.author_ok(name) or len(label_normalise(name).split()) > MAX_COLON_NAME_WORDS:
+        return None
+    if is_timestamp(name) or not normalise(text):
+        return None
+    return _clean(name), text
+
+
+# --- comments ------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CommentSection:
+    """Where the comment component lies in a unit list: ``[start, end)``; ``opened_by`` is
+    ``"heading"`` or ``"ending"``; ``level`` the comment heading's level (None when it opened at the
+    ending or at a heading-like line)."""
+
+    start: int
+    end: int
+    opened_by: str
+    level: int | None
+    end_reason: str
+
+
+def _heading_label_matches(text: str, labels: Sequence[str]) -> bool:
+    norm = strip_counts(text)
+    for label in labels:
+        key = strip_counts(label)
+        if key and (norm == key or norm.startswith(key + " ")):
+            return True
+    return False
+
+
+def _comment_heading(unit: Unit, contract: CommentContract, text_format: bool) -> int | None:
+    """The level of an explicit comment heading (7 for a heading-like standalone line), else None.
+
+    A heading, a standalone bold line or (plain text) a standalone line whose label, count
+    decorations ignored, is or starts with a reviewed heading label. A heading that is only a link to
+    another page is navigation, and a navigation label cannot open the section (SPEC §3.5).
+    """
+    if unit.kind == CODE or unit.quoted or not contract.heading_labels:
+        return None
+    if not _heading_label_matches(unit.text, contract.heading_labels):
+        return None
+    whole = label_normalise(unit.text)
+    for link in unit.links:
+        if label_normalise(link.text) == whole and not link.href.startswith("#"):
+            return None
+    if unit.kind == HEADING:
+        return unit.level
+    if text_format or any(label_normalise(s) == whole for s in unit.strong):
+        return 7
+    return None
+
+
+def _locate_ending(units: Sequence[Unit], ending: str) -> int | None:
+    """Index of the unit in which the first occurrence of the reviewed ending ends, else None.
+
+    The ending is matched in scoring normal form across unit boundaries; when the whole passage is
+    not found, its last 30 normalised characters are tried (a reformatted first sentence must not
+    hide where the body ends)."""
+    target = normalise(ending)
+    if not target:
+        return None
+    offsets: list[int] = []
+    total = 0
+    for unit in units:
+        total += len(unit.norm)
+        offsets.append(total)
+    joined = "".join(unit.norm for unit in units)
+    for needle in (target, target[-30:]):
+        position = joined.find(needle)
+        if position >= 0:
+            last_char = position + len(needle) - 1
+            return bisect_right(offsets, last_char)
+    return None
+
+
+def locate_comment_section(units: Sequence[Unit], contract: CommentContract, ending: str | None,
+                           text_format: bool) -> CommentSection | None:
+    """Find the comment component (SPEC §3.5): it opens at the first explicit comment heading after
+    the located body ending, else right after the ending, else (ending absent) at the first comment
+    heading; it ends before a standalone reviewed end label or a heading of equal or higher level
+    than the comment heading. ``None`` when neither the ending nor a comment heading is found."""
+    ending_at = _locate_ending(units, ending) if ending else None
+    search_from = 0 if ending_at is None else ending_at + 1
+    start: int | None = None
+    level: int | None = None
+    opened_by = "ending"
+    for index in range(search_from, len(units)):
+        found = _comment_heading(units[index], contract, text_format)
+        if found is not None:
+            start, level, opened_by = index + 1, (found if found <= 6 else None), "heading"
+            break
+    if start is None:
+        if ending_at is None:
+            return None
+        start = ending_at + 1
+    end_labels = LabelSet(contract.end_labels)
+    for index in range(start, len(units)):
+        unit = units[index]
+        if unit.kind != CODE and not unit.quoted and end_labels.matches(unit.text):
+            return CommentSection(start, index, opened_by, level, f"end label {unit.text!r}")
+        if level is not None and unit.kind == HEADING and unit.level <= level and not unit.quoted:
+            return CommentSection(start, index, opened_by, level, f"heading {unit.text!r}")
+    return CommentSection(start, len(units), opened_by, level, "end of answer")
+
+
+@dataclass
+class _Draft:
+    """A candidate comment: its author line, text lines, the link targets seen and a source id."""
+
+    author: str
+    texts: list[str] = field(default_factory=list)
+    hrefs: list[str] = field(default_factory=list)
+    record_id: str | None = None
+
+
+def _text_comment_drafts(units: Sequence[Unit], section: CommentSection, labels: _Labels) -> list[_Draft]:
+    drafts: list[_Draft] = []
+    current: _Draft | None = None
+    for unit in units[section.start : section.end]:
+        author = _author_line(unit, labels, heading_floor=section.level)
+        if author is not None:
+            current = _Draft(author, hrefs=[link.href for link in unit.links])
+            drafts.append(current)
+            continue
+        # A colon line right under an author line is that author's text ("Update: …"), not a new author.
+        colon = _colon_author(unit, labels) if current is None or current.texts else None
+        if colon is not None:
+            current = _Draft(colon[0], [colon[1]], [link.href for link in unit.links])
+            drafts.append(current)
+            continue
+        if current is None:
+            continue  # prompts and counts before the first author ("3 comments", "Leave a reply")
+        current.hrefs.extend(link.href for link in unit.links)
+        if unit.kind != CODE and (only_metadata(unit.text, labels.metadata)
+                                  or label_normalise(unit.text) == label_normalise(current.author)):
+            continue
+        current.texts.append(unit.text)
+    return drafts
+
+
+def _finish_comments(drafts: Iterable[_Draft], count: RecordCount, labels: _Labels, article: ArticleText) -> RecordCount:
+    distinct = _Distinct(count)
+    for draft in drafts:
+        text = " ".join(draft.texts)
+        norm = normalise(text)
+        if not norm:
+            count.reject("author without text")
+        elif labels.placeholder(text):
+            count.reject("unavailable placeholder")
+        elif article.contains(norm):
+            count.reject("article text")
+        else:
+            source_id = draft.record_id
+            key = ("id", source_id) if source_id else ("pair", label_normalise(draft.author), norm)
+            distinct.add(Record(draft.author, len(norm), source_id), key)
+    return count
+
+
+def count_comments(view: AnswerView, contract: CommentContract, ending: str | None,
+                   reference: str | None, chrome: Iterable[str] = ()) -> RecordCount:
+    """Valid distinct comment records in ``view`` (SPEC §3.5).
+
+    ``ending`` is the case's reviewed body ending (locates the comment component in text answers);
+    ``reference`` the reference body (record text wholly copied from it is rejected); ``chrome`` the
+    case's page-chrome phrases. Native HTML selectors are used when the answer is HTML and the
+    reviewed record containers are present.
+    """
+    labels = _Labels.of(contract, chrome)
+    article = ArticleText(reference)
+    if view.tree is not None and contract.html is not None:
+        native = _native_records(view.tree, contract.html.record)
+        if native.containers:
+            return _native_comments(native, contract, labels, article)
+    units = view.chrome_free_units if view.tree is not None else view.units
+    route = f"{view.format} comment section"
+    section = locate_comment_section(units, contract, ending, text_format=view.format == "text")
+    if section is None:
+        what = "the body ending" if ending else "a body ending"
+        return RecordCount(route, note=f"no comment section: neither {what} nor a comment heading was found")
+    route += " after the body ending" if section.opened_by == "ending" else " under its heading"
+    drafts = _text_comment_drafts(units, section, labels)
+    if contract.record_id_pattern:
+        pattern = re.compile(contract.record_id_pattern)
+        for draft in drafts:
+            match = next((m for href in draft.hrefs if (m := pattern.search(href))), None)
+            if match is not None:
+                draft.record_id = match.group(1) if match.groups() else match.group(0)
+    return _finish_comments(drafts, RecordCount(route), labels, article)
+
+
+# --- native HTML ---------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Native:
+    """Record containers of a pruned tree and the owner lookup for selector matches."""
+
+    tree: VisibleTree
+    containers: list[lxml.html.HtmlElement]
+    index: dict[lxml.html.HtmlElement, int]
+
+    def owner(self, element: lxml.html.HtmlElement) -> int | None:
+        """Index of the nearest record container enclosing (or being) ``element``."""
+        node: lxml.html.HtmlElement | None = element
+        while node is not None:
+            found = self.index.get(node)
+            if found is not None:
+                return found
+            node = node.getparent()
+        return None
+
+    def owned(self, selector: str, *, outside: set[lxml.html.HtmlElement] | None = None) -> dict[int, list]:
+        """Matches of ``selector`` grouped by owning record, in document order; matches inside an
+        element of ``outside`` (e.g. quotes) are left out."""
+        groups: dict[int, list[lxml.html.HtmlElement]] = {}
+        for match in self.tree.root.cssselect(selector, translator="html"):
+            if outside and _inside(match, outside):
+                continue
+            owner = self.owner(match)
+            if owner is not None:
+                groups.setdefault(owner, []).append(match)
+        return groups
+
+    def text(self, element: lxml.html.HtmlElement, *, skip: set[lxml.html.HtmlElement] | None = None) -> str:
+        """Visible text of ``element`` without nested records (and without elements in ``skip``)."""
+        own = self.index.get(element)
+        pieces: list[str] = []
+        stack: list[tuple[lxml.html.HtmlElement, bool]] = [(element, True)]
+        while stack:
+            node, entering = stack.pop()
+            if not entering:
+                if node.tail and node is not element:
+                    pieces.append(node.tail)
+                continue
+            if node is not element and ((node in self.index and self.index[node] != own) or (skip and node in skip)):
+                if node.tail:
+                    pieces.append(node.tail)
+                continue
+            if not isinstance(node.tag, str):
+                if node.tail:
+                    pieces.append(node.tail)
+                continue
+            stack.append((node, False))
+            if node.text:
+                pieces.append(node.text)
+            pieces.append(" ")
+            for child in reversed(node):
+                stack.append((child, True))
+        return _clean("".join(pieces))
+
+
+def _inside(element: lxml.html.HtmlElement, containers: set[lxml.html.HtmlElement]) -> bool:
+    node = element
+    while node is not None:
+        if node in containers:
+            return True
+        node = node.getparent()
+    return False
+
+
+def _native_records(tree: VisibleTree, record_selector: str) -> _Native:
+    containers = list(tree.root.cssselect(record_selector, translator="html"))
+    return _Native(tree, containers, {element: index for index, element in enumerate(containers)})
+
+
+def _native_comments(native: _Native, contract: CommentContract, labels: _Labels,
+                     article: ArticleText) -> RecordCount:
+    selectors = contract.html
+    assert selectors is not None
+    count = RecordCount("html selectors")
+    authors = native.owned(selectors.author)
+    texts = native.owned(selectors.text)
+    drafts: list[_Draft] = []
+    for index, container in enumerate(native.containers):
+        author = next((t for a in authors.get(index, []) if (t := native.text(a))), "")
+        if not author or not _native_author_ok(author, labels):
+            count.reject("no author" if not author else "label or timestamp as author")
+            continue
+        texts_here = [t for element in texts.get(index, []) if (t := native.text(element))]
+        record_id = container.get(selectors.record_id_attribute) if selectors.record_id_attribute else None
+        drafts.append(_Draft(author, [t for t in texts_here if not only_metadata(t, labels.metadata)],
+                             record_id=record_id or None))
+    return _finish_comments(drafts, count, labels, article)
+
+
+def _native_author_ok(author: str, labels: _Labels) -> bool:
+    # Reviewed selectors are precise, so only labels, timestamps and counts are refused here.
+    return bool(strip_counts(author)) and not labels.metadata.matches(author) and not is_timestamp(author) \
+        and not labels.unavailable.matches(author)
+
+
+# --- posts ---------------------------------------------------------------------------------------------
+
+
+class PostLinks:
+    """Owned post-detail links (SPEC §3.6): an href, resolved against the case URL, that fully
+    matches the contract's pattern. :meth:`key` gives the absolute URL (the record identity) or None."""
+
+    def __init__(self, pattern: str, base_url: str) -> None:
+        self.pattern = re.compile(pattern)
+        self.base_url = base_url
+        self._cache: dict[str, str | None] = {}
+
+    def key(self, href: str) -> str | None:
+        if href in self._cache:
+            return self._cache[href]
+        key = self._resolve(href.strip())
+        if len(self._cache) < 100_000:
+            self._cache[href] = key
+        return key
+
+    def _resolve(self, href: str) -> str | None:
+        if not href:
+            return None
+        try:
+            absolute = href if href.startswith(("https://", "http://")) else urljoin(self.base_url, href)
+        except ValueError:
+            return None
+        if self.pattern.fullmatch(absolute) or self.pattern.fullmatch(href):
+            return absolute
+        return None
+
+
+def _attribution_in_link_line(unit: Unit, links: PostLinks, labels: _Labels) -> str | None:
+    """An author named on the same line as the post link: a linked or bold name after an attribution
+    connector ("… by Alice"), else one placed before the post link ("Alice · 3 days ago")."""
+    if unit.kind == CODE:
+        return None
+    text = label_normalise(unit.text)
+    first_owned = min((text.find(label_normalise(link.text)) for link in unit.links
+                       if link.text and links.key(link.href)), default=-1)
+    names = [link.text for link in unit.links if link.text and not links.key(link.href) and not _is_url_text(link.text)]
+    names += list(unit.strong)
+    fallback = None
+    for name in names:
+        if not labels.author_ok(name):
+            continue
+        norm = label_normalise(name)
+        position = text.find(norm)
+        before = text[:position].split()
+        if before and before[-1].strip(",:;·|-") in CONNECTORS:
+            return _clean(name)
+        if fallback is None and (first_owned < 0 or 0 <= position < first_owned):
+            fallback = _clean(name)
+    return fallback
+
+
+def count_posts(view: AnswerView, contract: PostContract, base_url: str, chrome: Iterable[str] = ()) -> RecordCount:
+    """Valid distinct post records in ``view`` (SPEC §3.6): distinct owned post-detail links with a
+    non-empty attributed author and visible post text (or, for an empty outer post, attributed
+    quoted text). Native selectors for HTML answers with the reviewed containers, else the text route.
+    ``chrome`` is the case's page-chrome phrases (never authors or post text)."""
+    labels = _Labels.of(contract, chrome)
+    links = PostLinks(contract.post_link_pattern, base_url)
+    if view.tree is not None and contract.html is not None:
+        native = _native_records(view.tree, contract.html.record)
+        if native.containers:
+            return _native_posts(native, contract, labels, links)
+    units = view.chrome_free_units if view.tree is not None else view.units
+    return _text_posts(units, labels, links, route=f"{view.format} post links")
+
+
+def _text_posts(units: Sequence[Unit], labels: _Labels, links: PostLinks, route: str) -> RecordCount:
+    count = RecordCount(route)
+    occurrences: list[tuple[int, list[str]]] = []
+    for index, unit in enumerate(units):
+        if unit.quoted or unit.kind == CODE:
+            continue  # a link inside a quote is a quoted post, not an outer record
+        keys = list(dict.fromkeys(k for link in unit.links if (k := links.key(link.href))))
+        if keys:
+            occurrences.append((index, keys))
+    if not occurrences:
+        count.note = "no owned post-detail link in the answer"
+        return count
+
+    def skip_owned(href: str) -> bool:
+        return links.key(href) is not None
+
+    # First pass: each occurrence's author and the unit that names it.
+    authors: list[tuple[str | None, int]] = []
+    for number, (index, _keys) in enumerate(occurrences):
+        previous = occurrences[number - 1][0] if number else -1
+        following = occurrences[number + 1][0] if number + 1 < len(occurrences) else len(units)
+        # Same line first, then the lines that follow the link before any text, then the lines just
+        # above it (preceding-line attribution), never crossing the neighbouring post links.
+        name = _attribution_in_link_line(units[index], links, labels)
+        at = index
+        if name is None:
+            for ahead in range(index + 1, following):
+                unit = units[ahead]
+                if unit.kind != CODE and only_metadata(unit.text, labels.metadata):
+                    continue
+                name, at = _author_line(unit, labels, skip_link=skip_owned), ahead
+                break
+        if name is None:
+            for back in range(index - 1, max(previous, index - 4), -1):
+                unit = units[back]
+                if unit.kind != CODE and only_metadata(unit.text, labels.metadata):
+                    continue
+                name, at = _author_line(unit, labels, skip_link=skip_owned), back
+                break
+        authors.append((name, at if name is not None else index))
+    consumed = {at for name, at in authors if name is not None}
+
+    qualified: dict[str, Record] = {}
+    failures: dict[str, str] = {}
+    for number, (index, keys) in enumerate(occurrences):
+        name, at = authors[number]
+        following = occurrences[number + 1][0] if number + 1 < len(occurrences) else len(units)
+        if name is None:
+            reason = "no attributed author"
+        else:
+            own, quote = _segment_text(units, max(index, at) + 1, following, consumed, name, labels)
+            if own:
+                reason = "" if not labels.placeholder(own) else "unavailable placeholder"
+            elif quote:
+                reason = ""
+            else:
+                reason = "author without post text"
+            if not reason:
+                chars = len(normalise(own or quote))
+                for key in keys:
+                    qualified.setdefault(key, Record(name, chars, key))
+                continue
+        for key in keys:
+            failures.setdefault(key, reason)
+    for key, reason in failures.items():
+        if key not in qualified:
+            count.reject(reason)
+    count.records = list(qualified.values())
+    return count
+
+
+def _segment_text(units: Sequence[Unit], start: int, end: int, consumed: set[int], author: str,
+                  labels: _Labels) -> tuple[str, str]:
+    """(own text, attributed quoted text) of a post segment's units ``[start, end)``."""
+    own: list[str] = []
+    quoted: list[str] = []
+    author_norm = label_normalise(author)
+    index = start
+    while index < end:
+        unit = units[index]
+        if index in consumed:
+            index += 1
+            continue
+        if unit.quoted:
+            group_end = index
+            while group_end < end and units[group_end].quoted:
+                group_end += 1
+            group = units[index:group_end]
+            attributed = quote_attribution(group[0].text) is not None or _author_line(
+                Unit(group[0].kind, group[0].level, group[0].text, group[0].links, group[0].strong, False, group[0].norm),
+                labels,
+            ) is not None
+            if not attributed and own and quote_attribution(own[-1]) is not None:
+                own.pop()  # "Alice wrote:" just above the quote attributes it
+                attributed = True
+            if attributed:
+                body = [u.text for u in group[1:]] if quote_attribution(group[0].text) else [u.text for u in group]
+                quoted.extend(t for t in body if not only_metadata(t, labels.metadata))
+            index = group_end
+            continue
+        if unit.kind == CODE or not (only_metadata(unit.text, labels.metadata) or label_normalise(unit.text) == author_norm):
+            own.append(unit.text)
+        index += 1
+    return " ".join(own).strip(), " ".join(quoted).strip()
+
+
+def _native_posts(native: _Native, contract: PostContract, labels: _Labels, links: PostLinks) -> RecordCount:
+    selectors = contract.html
+    assert selectors is not None
+    count = RecordCount("html selectors")
+    quotes: set[lxml.html.HtmlElement] = set()
+    if selectors.quote:
+        quotes = set(native.tree.root.cssselect(selectors.quote, translator="html"))
+    link_groups = native.owned(selectors.link or "a[href]", outside=quotes)
+    authors = native.owned(selectors.author, outside=quotes)
+    texts = native.owned(selectors.text)
+    quotes_of: dict[int, list[lxml.html.HtmlElement]] = {}
+    for quote in quotes:
+        owner = native.owner(quote)
+        if owner is not None:
+            quotes_of.setdefault(owner, []).append(quote)
+    qualified: dict[str, Record] = {}
+    failures: dict[str, str] = {}
+    for index, _container in enumerate(native.containers):
+        keys = [k for a in link_groups.get(index, []) if (k := links.key(a.get("href", "")))]
+        if not keys:
+            count.reject("no owned post link")
+            continue
+        key = keys[0]
+        author = next((t for a in authors.get(index, []) if (t := native.text(a))), "")
+        if not author or not _native_author_ok(author, labels):
+            failures.setdefault(key, "no attributed author" if not author else "label or timestamp as author")
+            continue
+        own_parts = [native.text(element, skip=quotes) for element in texts.get(index, [])]
+        quote_parts = [_attributed_quote_text(q, selectors.author, labels) for q in quotes_of.get(index, [])]
+        own = " ".join(p for p in own_parts if p and not only_metadata(p, labels.metadata))
+        quote_text = " ".join(p for p in quote_parts if p)
+        if own and labels.placeholder(own):
+            failures.setdefault(key, "unavailable placeholder")
+        elif own or quote_text:
+            qualified.setdefault(key, Record(author, len(normalise(own or quote_text)), key))
+        else:
+            failures.setdefault(key, "author without post text")
+    for key, reason in failures.items():
+        if key not in qualified:
+            count.reject(reason)
+    count.records = list(qualified.values())
+    return count
+
+
+def _attributed_quote_text(quote: lxml.html.HtmlElement, author_selector: str, labels: _Labels) -> str:
+    """The text of a quoted post when the quote names its author (an author match, a ``cite``, or a
+    first line such as "Alice wrote:"), else ""."""
+    blocks = _walk(quote)
+    if not blocks:
+        return ""
+    named = bool(quote.cssselect(author_selector, translator="html")) or any(
+        (c.text_content() or "").strip() for c in quote.iter("cite")
+    )
+    first = blocks[0].text.split("\n")[0]
+    attribution_line = quote_attribution(first) is not None
+    if not (named or attribution_line):
+        return ""
+    lines = [line for b in blocks for line in b.text.split("\n") if line.strip()]
+    if attribution_line:
+        lines = lines[1:]
+    return " ".join(line for line in lines if not only_metadata(line, labels.metadata))

@@ -1,0 +1,106 @@
+"""One projected answer, shared by every component that scores it (SPEC §3.2).
+
+:class:`AnswerView` projects the answer once. HTML answers are parsed once into a
+:class:`~lexbench.scoring.projection.VisibleTree` (invisible content already removed), from which
+both the projection and the native record selectors are served. Line units for the record parsers
+are built lazily, only for cases with comment or post contracts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+from lexbench.scoring.normalise import normalise
+from lexbench.scoring.projection import (
+    CHROME_TAGS,
+    CODE,
+    Block,
+    Link,
+    Projection,
+    VisibleTree,
+    project,
+    sniff_format,
+)
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One line of reader text, the unit the record parsers walk (SPEC §3.5, §3.6).
+
+    A code block is one unit; any other block gives one unit per line. ``links`` and ``strong`` are
+    the block's links and strong spans that fall on this line (a link without text stays with the
+    block's first line). ``norm`` is the line in scoring normal form.
+    """
+
+    kind: str
+    level: int
+    text: str
+    links: tuple[Link, ...]
+    strong: tuple[str, ...]
+    quoted: bool
+    norm: str
+
+
+def build_units(blocks: tuple[Block, ...] | list[Block]) -> list[Unit]:
+    """Split blocks into line units (linear in the blocks' text)."""
+    units: list[Unit] = []
+    for block in blocks:
+        if block.kind == CODE or "\n" not in block.text:
+            units.append(Unit(block.kind, block.level, block.text, block.links, block.strong, block.quoted,
+                              normalise(block.text)))
+            continue
+        lines = block.lines()
+        placed_links: list[list[Link]] = [[] for _ in lines]
+        for link in block.links:
+            index = next((i for i, line in enumerate(lines) if link.text and link.text in line), 0)
+            placed_links[index].append(link)
+        placed_strong: list[list[str]] = [[] for _ in lines]
+        for span in block.strong:
+            index = next((i for i, line in enumerate(lines) if span in line), None)
+            if index is not None:
+                placed_strong[index].append(span)
+        for line, links, strong in zip(lines, placed_links, placed_strong, strict=True):
+            units.append(Unit(block.kind, block.level, line, tuple(links), tuple(strong), block.quoted, normalise(line)))
+    return units
+
+
+@dataclass
+class AnswerView:
+    """An answer projected for scoring. Build with :meth:`of`.
+
+    ``projection`` is the reader text (SPEC §3.2); ``tree`` the pruned HTML tree for HTML answers
+    (``None`` otherwise, or for documents nested too deep to parse); :attr:`units` the line units of
+    the projection; :attr:`chrome_free_units` the same without ``nav``/``aside``/``footer`` for HTML
+    answers (the structured text parser's input, SPEC §3.5).
+    """
+
+    projection: Projection
+    tree: VisibleTree | None = None
+
+    @classmethod
+    def of(cls, content: str, content_format: str | None) -> AnswerView:
+        """Project ``content`` (declared ``content_format``, sniffed when unknown). Never raises."""
+        fmt = content_format if content_format in ("html", "markdown", "text") else sniff_format(content)
+        if fmt == "html":
+            tree = VisibleTree.parse(content)
+            if tree is not None:
+                blocks = tuple(tree.blocks())
+                return cls(Projection(text="\n".join(b.text for b in blocks), blocks=blocks, format="html"), tree)
+        return cls(project(content, fmt))
+
+    @property
+    def format(self) -> str:
+        return self.projection.format
+
+    @cached_property
+    def units(self) -> list[Unit]:
+        """Line units of the whole projection."""
+        return build_units(self.projection.blocks)
+
+    @cached_property
+    def chrome_free_units(self) -> list[Unit]:
+        """Line units without navigation, sidebars and footers (HTML answers; else :attr:`units`)."""
+        if self.tree is None:
+            return self.units
+        return build_units(self.tree.blocks(skip=CHROME_TAGS))

@@ -1,0 +1,271 @@
+"""Comments v2 (SPEC §3.5): synthetic accepted and rejected answers in Markdown, plain text and HTML."""
+
+from __future__ import annotations
+
+import pytest
+from factories import (
+    COMMENTS,
+    DELETED_NOTICE,
+    PARAGRAPHS,
+    answer,
+    article_markdown_with,
+    article_text_with,
+    comment_contract,
+    comment_li,
+    comments_html,
+    comments_markdown,
+    comments_text,
+    html_page,
+    make_comment_case,
+    markdown_page,
+    recommendations_markdown,
+)
+
+from lexbench.dataset.case import Case
+from lexbench.scoring import evaluate_response
+from lexbench.verdict import Component, ComponentResult, Outcome, Verdict
+
+MINIMUM = 5  # ceil(0.8 × 6)
+
+
+@pytest.fixture(scope="module")
+def case() -> Case:
+    return make_comment_case()
+
+
+def comments_of(verdict: Verdict) -> ComponentResult:
+    result = verdict.component(Component.COMMENTS)
+    assert result is not None, verdict.components
+    return result
+
+
+def assert_comments(verdict: Verdict, found: int) -> None:
+    result = comments_of(verdict)
+    assert result.measured == found, result.evidence
+    assert result.threshold == MINIMUM
+    assert result.passed is (found >= MINIMUM)
+    if found >= MINIMUM:
+        assert verdict.outcome is Outcome.PASS, verdict.explanation
+    else:
+        assert verdict.outcome is Outcome.FAIL and verdict.failure_class == "content", verdict.explanation
+        assert f"< minimum {MINIMUM}" in verdict.explanation
+
+
+# --- accepted ----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("style", ["heading", "linked", "bold", "list", "colon"])
+def test_complete_markdown_comments_pass_in_every_author_form(case: Case, style: str) -> None:
+    verdict = evaluate_response(case, answer(article_markdown_with(comments_markdown(style=style))))
+    assert_comments(verdict, 6)
+    assert "comment section under its heading" in comments_of(verdict).evidence
+
+
+@pytest.mark.parametrize("style", ["linked", "bold", "colon"])
+def test_comments_right_after_the_body_ending_need_no_heading(case: Case, style: str) -> None:
+    verdict = evaluate_response(case, answer(article_markdown_with(comments_markdown(style=style, heading=None))))
+    assert_comments(verdict, 6)
+    assert "after the body ending" in comments_of(verdict).evidence
+
+
+def test_plain_text_colon_labelled_comments_pass(case: Case) -> None:
+    for heading in ("Comments", None):
+        verdict = evaluate_response(case, answer(article_text_with(comments_text(heading=heading)), "text"))
+        assert_comments(verdict, 6)
+
+
+def test_reformatted_comments_pass(case: Case) -> None:
+    # Wrapped lines, another date format, extra blank lines and emphasis inside the text.
+    records = [(i, a, t.replace(" the ", " the\n", 1).replace("piece", "*piece*")) for i, a, t in COMMENTS]
+    section = comments_markdown(records, style="linked").replace("says:", "said on 3 Mar 2026:")
+    verdict = evaluate_response(case, answer(article_markdown_with(section.replace("\n\n", "\n\n\n"))))
+    assert_comments(verdict, 6)
+
+
+def test_extra_recommendations_after_the_comments_do_not_count(case: Case) -> None:
+    section = comments_markdown(style="bold") + "\n\n" + recommendations_markdown()
+    verdict = evaluate_response(case, answer(article_markdown_with(section)))
+    assert_comments(verdict, 6)  # the two recommendation "records" stop at the end label
+
+
+def test_an_equal_level_heading_ends_the_comment_section(case: Case) -> None:
+    section = comments_markdown(style="bold") + "\n\n" + recommendations_markdown("## More from the Gazette")
+    assert_comments(evaluate_response(case, answer(article_markdown_with(section))), 6)
+
+
+def test_code_inside_an_attributed_comment_is_its_text(case: Case) -> None:
+    records = [(i, a, t) for i, a, t in COMMENTS[:5]]
+    section = comments_markdown(records, style="bold") + "\n\n**Ada Quill**\n\n```\nledger --export green-ink.csv\n```"
+    assert_comments(evaluate_response(case, answer(article_markdown_with(section))), 6)
+
+
+def test_html_comments_with_reviewed_selectors_pass_nested_or_flattened(case: Case) -> None:
+    for nest in (True, False):
+        verdict = evaluate_response(case, answer(html_page(extra_body=comments_html(nest_reply=nest)), "html"))
+        assert_comments(verdict, 6)
+        assert "html selectors" in comments_of(verdict).evidence
+
+
+def test_cleaned_html_without_native_containers_uses_the_text_parser(case: Case) -> None:
+    items = "".join(f"<h3>{author}</h3><p>{text}</p><p>Reply</p>" for _id, author, text in COMMENTS)
+    page = html_page(extra_body=f"<section><h2>Comments</h2>{items}</section><aside><h3>Editors</h3><p>x y</p></aside>")
+    verdict = evaluate_response(case, answer(page, "html"))
+    assert_comments(verdict, 6)
+    assert "html comment section" in comments_of(verdict).evidence
+
+
+def test_the_floor_is_the_rounded_up_eighty_percent_of_the_baseline(case: Case) -> None:
+    assert_comments(evaluate_response(case, answer(article_markdown_with(comments_markdown(COMMENTS[:5])))), 5)
+    small = make_comment_case(comments=comment_contract(baseline=3))
+    verdict = evaluate_response(small, answer(article_markdown_with(comments_markdown(COMMENTS[:2]))))
+    assert comments_of(verdict).threshold == 3 and comments_of(verdict).passed is False
+
+
+def test_distinct_record_ids_stay_distinct_and_identical_pairs_count_once(case: Case) -> None:
+    twins = [("c-201", "Ilse Marten", "Same words."), ("c-202", "Ilse Marten", "Same words.")]
+    html_records = COMMENTS[:3] + twins
+    verdict = evaluate_response(case, answer(html_page(extra_body=comments_html(html_records, nest_reply=False)), "html"))
+    assert comments_of(verdict).measured == 5  # two source ids, two records
+    # Without ids (bold style has no permalink), a repeated section counts once.
+    section = comments_markdown(COMMENTS[:4], style="bold") + "\n\n" + comments_markdown(COMMENTS[:4], style="bold", heading=None)
+    verdict = evaluate_response(case, answer(article_markdown_with(section)))
+    assert comments_of(verdict).measured == 4
+    assert "duplicates counted once" in comments_of(verdict).evidence
+
+
+def test_markdown_record_ids_come_from_permalinks(case: Case) -> None:
+    twins = [("c-301", "Rob Tiernan", "Agreed."), ("c-302", "Rob Tiernan", "Agreed.")]
+    verdict = evaluate_response(case, answer(article_markdown_with(comments_markdown(COMMENTS[:3] + twins))))
+    assert comments_of(verdict).measured == 5
+    assert {d.get("identity") for d in comments_of(verdict).details[1:]} >= {"c-301", "c-302"}
+
+
+# --- rejected ----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("content_format", ["markdown", "text", "html"])
+def test_missing_comments_fail(case: Case, content_format: str) -> None:
+    page = {"markdown": markdown_page(), "text": article_text_with(""), "html": html_page()}[content_format]
+    verdict = evaluate_response(case, answer(page, content_format))
+    assert_comments(verdict, 0)
+    assert component_passed(verdict, Component.REGIONS)  # the body alone is complete
+
+
+def component_passed(verdict: Verdict, name: Component) -> bool:
+    result = verdict.component(name)
+    return result is not None and result.passed is True
+
+
+@pytest.mark.parametrize("content_format", ["markdown", "text", "html"])
+def test_fewer_records_than_the_minimum_fail(case: Case, content_format: str) -> None:
+    few = COMMENTS[:4]
+    page = {
+        "markdown": article_markdown_with(comments_markdown(few)),
+        "text": article_text_with(comments_text(few)),
+        "html": html_page(extra_body=comments_html(few, nest_reply=False)),
+    }[content_format]
+    assert_comments(evaluate_response(case, answer(page, content_format)), 4)
+
+
+def test_bare_names_are_not_records(case: Case) -> None:
+    names = "\n\n".join(f"**{author}**" for _id, author, _text in COMMENTS)
+    verdict = evaluate_response(case, answer(article_markdown_with(f"## Comments\n\n{names}")))
+    assert_comments(verdict, 0)
+    assert "6 author without text" in verdict.explanation
+    # In plain text a name alone on a line is not an author form at all.
+    plain = "Comments\n" + "\n".join(author for _id, author, _text in COMMENTS)
+    assert_comments(evaluate_response(case, answer(article_text_with(plain), "text")), 0)
+
+
+def test_placeholders_and_metadata_only_records_are_not_records(case: Case) -> None:
+    records = [(i, a, DELETED_NOTICE) for i, a, _t in COMMENTS[:3]]
+    records += [(i, a, "March 3, 2026 · Reply · Like (2)") for i, a, _t in COMMENTS[3:]]
+    verdict = evaluate_response(case, answer(article_markdown_with(comments_markdown(records, style="bold"))))
+    assert_comments(verdict, 0)
+    assert "3 unavailable placeholder" in verdict.explanation
+    html = html_page(extra_body=comments_html(records, nest_reply=False))
+    assert_comments(evaluate_response(case, answer(html, "html")), 0)
+
+
+def test_image_only_records_are_not_records(case: Case) -> None:
+    section = "## Comments\n\n" + "\n\n".join(f"**{a}**\n\n![photo of the cape](cape-{i}.jpg)" for i, a, _t in COMMENTS)
+    assert_comments(evaluate_response(case, answer(article_markdown_with(section))), 0)
+
+
+def test_comment_text_taken_from_the_article_is_not_a_record(case: Case) -> None:
+    fake = [(i, a, PARAGRAPHS[n]) for n, (i, a, _t) in enumerate(COMMENTS)]
+    verdict = evaluate_response(case, answer(article_markdown_with(comments_markdown(fake, style="bold"))))
+    assert_comments(verdict, 0)
+    assert "6 article text" in verdict.explanation
+
+
+def test_article_text_before_the_ending_never_supplies_records(case: Case) -> None:
+    # Colon labels, bold lead-ins and linked names inside the body, and no comments.
+    body = list(PARAGRAPHS)
+    body[1] = "Note: " + body[1]
+    body.insert(2, "**Teodor Brask**")
+    body.insert(4, "[Sella Bay](https://gazette.example/tags/sella-bay)")
+    assert_comments(evaluate_response(case, answer(markdown_page(body))), 0)
+
+
+def test_colon_labels_need_the_ending_or_a_comment_heading(case: Case) -> None:
+    # Neither the reviewed ending (the last paragraph is missing) nor a comment heading: no component.
+    content = markdown_page(PARAGRAPHS[:-1]) + "\n" + comments_markdown(style="colon", heading=None)
+    verdict = evaluate_response(case, answer(content))
+    assert_comments(verdict, 0)
+    assert "no comment section" in verdict.explanation
+
+
+def test_a_navigation_label_cannot_open_the_comment_section(case: Case) -> None:
+    content = "## [Comments](https://gazette.example/community)\n\n" + markdown_page(PARAGRAPHS[:-1]) + "\n" + \
+        comments_markdown(style="colon", heading=None)
+    assert_comments(evaluate_response(case, answer(content)), 0)
+
+
+def test_recommendations_alone_supply_no_records(case: Case) -> None:
+    verdict = evaluate_response(case, answer(article_markdown_with(recommendations_markdown())))
+    assert_comments(verdict, 0)
+
+
+def test_code_blocks_supply_no_authors(case: Case) -> None:
+    section = "## Comments\n\n```\n" + comments_text(heading=None) + "\n```\n\n    **Ilse Marten**\n\n"
+    fenced = comments_markdown(style="heading").replace("### ", "    ### ")
+    for content in (section, fenced):
+        assert_comments(evaluate_response(case, answer(article_markdown_with(content))), 0)
+
+
+@pytest.mark.parametrize(
+    "wrap",
+    [
+        "<div style='display:none'>{}</div>",
+        "<details><summary>Show 6 comments</summary>{}</details>",
+        "<template>{}</template>",
+        "<div hidden>{}</div>",
+    ],
+    ids=["display-none", "closed-details", "template", "hidden"],
+)
+def test_hidden_html_comments_do_not_count(case: Case, wrap: str) -> None:
+    verdict = evaluate_response(case, answer(html_page(extra_body=wrap.format(comments_html())), "html"))
+    assert_comments(verdict, 0)
+
+
+def test_hidden_authors_or_texts_inside_visible_records_do_not_count(case: Case) -> None:
+    items = [comment_li(i, a, t, author_attrs=" style='display:none'") for i, a, t in COMMENTS[:3]]
+    items += [comment_li(i, a, t, text_attrs=" hidden") for i, a, t in COMMENTS[3:]]
+    page = html_page(extra_body=f"<ol>{''.join(items)}</ol>")
+    verdict = evaluate_response(case, answer(page, "html"))
+    assert_comments(verdict, 0)
+
+
+def test_a_failed_native_count_is_not_rescued_by_the_text_parser(case: Case) -> None:
+    native = comments_html(COMMENTS[:2], nest_reply=False)
+    loose = "".join(f"<h3>{a}</h3><p>{t}</p>" for _i, a, t in COMMENTS[2:])
+    verdict = evaluate_response(case, answer(html_page(extra_body=native + loose), "html"))
+    assert_comments(verdict, 2)
+    assert "html selectors" in comments_of(verdict).evidence
+
+
+def test_comment_contract_without_html_selectors_reads_html_as_text(case: Case) -> None:
+    plain = make_comment_case(comments=comment_contract(html=None))
+    verdict = evaluate_response(plain, answer(html_page(extra_body=comments_html()), "html"))
+    assert comments_of(verdict).passed is True
