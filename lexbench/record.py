@@ -357,8 +357,9 @@ def code_state(package_dir: Path | None = None) -> dict[str, Any]:
     return {"git": {"commit": commit, "uncommitted": dirty}}
 
 
-def environment(engines: Mapping[str, str] | None = None) -> dict[str, Any]:
-    """Versions (lexbench, Python, key packages, engines), host facts and code state for the manifest."""
+def environment(engines: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """Versions (lexbench, Python, key packages, ``engines`` — per provider, its declared engine, binary
+    and expected version, which preflight enforces), host facts and code state for the manifest."""
     packages = package_versions()
     return {
         "versions": {"lexbench": packages.get("lexbench"), "python": sys.version.split()[0], "packages": packages,
@@ -461,7 +462,7 @@ def merge_runs(run_dirs: Sequence[Path], output: Path) -> dict[str, Any]:
     sessions = [s for _, manifest, _ in by_index for s in manifest.get("sessions", [])]
     starts = [m.get("started") for _, m, _ in by_index if m.get("started")]
     ends = [m.get("finished") for _, m, _ in by_index if m.get("finished")]
-    certified = all(m.get("certification", {}).get("certified") for _, m, _ in by_index)
+    certified = all((m.get("certification") or {}).get("certified") for _, m, _ in by_index)
     merged = {key: value for key, value in first.items()
               if key not in ("argv", "sessions", "started", "finished", "run", "certification", "completion",
                              "host", "code", "versions")}
@@ -471,7 +472,7 @@ def merge_runs(run_dirs: Sequence[Path], output: Path) -> dict[str, Any]:
         "merged_from": [{"path": str(d), "shard": m["run"]["shard"], "items": len(r), "started": m.get("started"),
                          "finished": m.get("finished"), "host": m.get("host"), "versions": m.get("versions"),
                          "code": m.get("code")} for d, m, r in by_index],
-        "certification": {**first.get("certification", {}), "certified": certified,
+        "certification": {**(first.get("certification") or {}), "certified": certified,
                           "problems": [] if certified else ["not every shard is certified"]}
         if first.get("run", {}).get("certified_requested") else None,
         "completion": {"recorded": len(ordered)},
