@@ -10,11 +10,14 @@ Outcomes: pass → passed; fail → failed with the verdict's explanation (no tr
 unresolvable → skipped with its reason. Results reach the controller through each report's
 ``lexbench_row`` attribute, which pytest-xdist serialises with the report, so ``-n 0`` and
 ``-n auto`` produce the same run record.
+
+Resume and shards (SPEC §6): the controller decides at configure time which items are already
+finished (``--resume=RUN_DIR``) and passes that set and the ``--shard=K/N`` spec to every worker, so
+the deselection in ``pytest_collection_modifyitems`` is the same in every process.
 """
 
 from __future__ import annotations
 
-import json
 import re
 import sys
 from dataclasses import dataclass, field
@@ -26,7 +29,7 @@ import pytest
 
 from lexbench.dataset.case import Case
 from lexbench.dataset.suite import CASES_ROOT, Suite, load_suite
-from lexbench.errors import LexbenchError
+from lexbench.errors import LexbenchError, RunError
 from lexbench.providers import (
     DEFAULT_PROVIDERS, PROVIDER_TYPES, Provider, ProviderConfig, ProviderSpec, RuntimePolicy, build_provider,
     call_provider, default_config, load_config,
@@ -35,9 +38,13 @@ from lexbench.providers.config import CONFIGURED
 from lexbench.providers.guard import NetworkGuard
 from lexbench.providers.policy import DEFAULT_RETRIES, DEFAULT_TIMEOUT_S
 from lexbench.providers.result import ErrorType, ProviderResult
-from lexbench.record import RunRecorder, RunRow, load_rows, save_response, utc_now, write_manifest
+from lexbench.record import (
+    RESULTS_NAME, RunIdentity, RunRecorder, RunRow, canonical_sha256, checked_rows, count_tokens, environment, item_id,
+    load_rows, resume_plan, save_response, utc_now, write_manifest,
+)
 from lexbench.replay import ReplayServer
-from lexbench.report import render_markdown, render_terminal
+from lexbench.report import render_terminal, write_reports
+from lexbench.shard import Shard
 from lexbench.verdict import Outcome, Verdict
 
 DEFAULT_FETCH_TIMEOUT = DEFAULT_TIMEOUT_S
@@ -66,6 +73,18 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="extra attempts after a failed provider call (default: 1)")
     group.addoption("--live", action="store_true",
                     help="fetch the cases' original URLs instead of the loopback replay server (needs internet)")
+    group.addoption("--resume", default=None, metavar="RUN_DIR",
+                    help="continue the run in RUN_DIR: run only the items without a recorded result, with the same "
+                         "suite, providers and settings; give it as --resume=RUN_DIR")
+    group.addoption("--shard", default=None, metavar="K/N",
+                    help="run only shard K of N (a deterministic, balanced share of the items); combine the shards "
+                         "with lexbench report --merge")
+    group.addoption("--measure-only", action="store_true",
+                    help="record scored evidence (results.jsonl, responses/, manifest) without building a report; "
+                         "never certifies")
+    group.addoption("--certified", action="store_true",
+                    help="a certified run: needs an explicit --providers list, committed code, every credential set "
+                         "and a suite whose bindings verify; the manifest says whether it was reached")
 
 
 @dataclass
@@ -83,6 +102,12 @@ class BenchState:
     providers: dict[str, Provider] = field(default_factory=dict)
     replay: ReplayServer | None = None
     started: str = ""
+    shard: Shard | None = None
+    completed: frozenset[str] = frozenset()
+    configuration: dict = field(default_factory=dict)
+    configuration_sha256: str | None = None
+    dataset_sha256: str | None = None
+    manifest: dict = field(default_factory=dict)
 
     @property
     def is_worker(self) -> bool:
@@ -177,8 +202,13 @@ def pytest_configure(config: pytest.Config) -> None:
                        specs={spec.name: spec for spec in selected}, policy=_runtime_policy(config))
     config.stash[STATE] = state
     if state.is_worker:
-        run_dir = config.workerinput.get("lexbench_run_dir")
+        workerinput = config.workerinput
+        run_dir = workerinput.get("lexbench_run_dir")
         state.run_dir = Path(run_dir) if run_dir else None
+        state.shard = Shard.parse(workerinput["lexbench_shard"]) if workerinput.get("lexbench_shard") else None
+        state.completed = frozenset(workerinput.get("lexbench_completed", ()))
+        state.dataset_sha256 = workerinput.get("lexbench_dataset_sha256")
+        state.configuration_sha256 = workerinput.get("lexbench_configuration_sha256")
         return
     if not _benchmark_requested(config):
         return
@@ -186,19 +216,102 @@ def pytest_configure(config: pytest.Config) -> None:
         suite = state.get_suite()
     except LexbenchError as exc:
         raise pytest.UsageError(f"--suite: {exc}") from None
-    option = config.getoption("run_dir")
-    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
-    state.run_dir = Path(option) if option else config.rootpath / "runs" / f"{suite.id}-{stamp}"
-    state.recorder = RunRecorder(state.run_dir)
-    state.started = utc_now()
-    _write_manifest(state, finished=None)
+    _open_run(state, suite)
     config.pluginmanager.register(RunWriter(state), "lexbench-run-writer")
 
 
-def _write_manifest(state: BenchState, finished: str | None) -> None:
+def _option_path(config: pytest.Config, value: str) -> Path:
+    path = Path(value).expanduser()
+    return path if path.is_absolute() else config.invocation_params.dir / path
+
+
+def _open_run(state: BenchState, suite: Suite) -> None:
+    """Decide the run directory (new or resumed), check a certified run's requirements, open the
+    results file and write the first manifest. Raises ``pytest.UsageError`` with the reason."""
+    config = state.config
+    if config.getoption("shard"):
+        try:
+            state.shard = Shard.parse(config.getoption("shard"))
+        except ValueError as exc:
+            raise pytest.UsageError(str(exc)) from None
+    measure_only, certified = config.getoption("measure_only"), config.getoption("certified")
+    if measure_only and certified:
+        raise pytest.UsageError("--measure-only and --certified exclude each other: a measure-only run never certifies")
+    state.configuration = _configuration(state)
+    state.configuration_sha256 = canonical_sha256(state.configuration)
+    state.dataset_sha256 = suite.dataset_sha256()
+    identity = RunIdentity(suite=suite.id, dataset_sha256=state.dataset_sha256,
+                           configuration_sha256=state.configuration_sha256)
+    option = config.getoption("run_dir")
+    previous: dict = {}
+    if config.getoption("resume"):
+        run_dir = _option_path(config, config.getoption("resume"))
+        if option and _option_path(config, option).resolve() != run_dir.resolve():
+            raise pytest.UsageError(f"--run-dir={option} and --resume={config.getoption('resume')} name different "
+                                    "directories; --resume alone is enough")
+        try:
+            plan = resume_plan(run_dir, identity, shard=str(state.shard) if state.shard else None, certified=certified)
+        except RunError as exc:
+            raise pytest.UsageError(str(exc)) from None
+        state.completed, previous = plan.completed, plan.manifest
+    else:
+        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+        shard = f"-shard{state.shard.index}of{state.shard.count}" if state.shard else ""
+        run_dir = _option_path(config, option) if option else config.rootpath / "runs" / f"{suite.id}-{stamp}{shard}"
+        if load_rows(run_dir):
+            raise pytest.UsageError(f"--run-dir={run_dir} already holds results of a run; continue it with "
+                                    f"--resume={run_dir} or choose a new --run-dir")
+    engines = {name: {key: spec.options[key] for key in ("engine", "binary", "expected_version") if key in spec.options}
+               for name, spec in state.specs.items() if "expected_version" in spec.options}
+    facts = environment(engines=engines)
+    certification = None
+    if certified:
+        from lexbench.certify import certification_problems
+
+        checks, problems = certification_problems(
+            providers_option=config.getoption("providers"), keyword=config.getoption("keyword"),
+            markexpr=config.getoption("markexpr"), code=facts["code"],
+            credential_variables=[v for spec in state.specs.values() for v in spec.credential_variables()],
+            suite_root=suite.root, review_status=suite.dataset.suite.review_status.value)
+        if problems:
+            raise pytest.UsageError("--certified: this run cannot be certified:\n  " + "\n  ".join(problems))
+        certification = {"requested": True, "checks": checks, "problems": [], "certified": False}
+    state.run_dir = run_dir
+    state.recorder = RunRecorder(run_dir)
+    state.started = utc_now()
+    session = {"started": state.started, "finished": None, "argv": sys.argv, "resumed_with": len(state.completed)}
+    state.manifest = {
+        **_manifest_fields(state),
+        "run": {"measure_only": measure_only, "certified_requested": certified,
+                "shard": str(state.shard) if state.shard else None},
+        "certification": certification,
+        **facts,
+        "sessions": [*previous.get("sessions", []), session],
+        "started": previous.get("started", state.started),
+        "finished": None,
+    }
+    write_manifest(run_dir, state.manifest)
+
+
+def _configuration(state: BenchState) -> dict:
+    # What the configuration hash covers: everything that changes how an item is fetched or scored,
+    # redacted (no credential values, no machine-specific paths), so shards on other machines agree.
+    from lexbench.providers.credentials import Redactor, placeholder_names
+
+    specs = {name: spec.model_dump(mode="json", exclude={"name", "description"}) for name, spec in state.specs.items()}
+    return Redactor.from_environment(placeholder_names(specs)).value({
+        "providers": state.provider_names,
+        "provider_config_sha256_redacted": state.provider_config.redacted_sha256(),
+        "provider_specs": specs,
+        "runtime_policy": state.policy.as_record(),
+        "mode": "live" if state.live else "replay",
+    })
+
+
+def _manifest_fields(state: BenchState) -> dict:
     suite = state.get_suite()
     config = state.config
-    write_manifest(state.run_dir, {
+    return {
         "argv": sys.argv,
         "suite": {"id": suite.id, "revision": suite.dataset.suite.revision,
                   "review_status": suite.dataset.suite.review_status.value, "path": str(suite.root),
@@ -215,9 +328,9 @@ def _write_manifest(state: BenchState, finished: str | None) -> None:
         "runtime_policy": state.policy.as_record(),
         "fetch_timeout_s": state.policy.timeout_s,
         "mode": "live" if config.getoption("live") else "replay",
-        "started": state.started,
-        "finished": finished,
-    })
+        "configuration": state.configuration,
+        "configuration_sha256": state.configuration_sha256,
+    }
 
 
 def pytest_configure_node(node) -> None:  # type: ignore[no-untyped-def]
@@ -225,6 +338,32 @@ def pytest_configure_node(node) -> None:  # type: ignore[no-untyped-def]
     state = node.config.stash[STATE]
     node.workerinput["lexbench_run_dir"] = str(state.run_dir) if state.run_dir else ""
     node.workerinput["lexbench_provider_config"] = str(state.provider_config_path) if state.provider_config_path else ""
+    node.workerinput["lexbench_shard"] = str(state.shard) if state.shard else ""
+    node.workerinput["lexbench_completed"] = sorted(state.completed)
+    node.workerinput["lexbench_dataset_sha256"] = state.dataset_sha256
+    node.workerinput["lexbench_configuration_sha256"] = state.configuration_sha256
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """``pytest_collection_modifyitems``: deselect items of other shards and items a resumed run has
+    already finished. Runs on the controller (``-n 0``) and on every worker with the same inputs."""
+    state = config.stash.get(STATE, None)
+    if state is None or (state.shard is None and not state.completed):
+        return
+    cases = {case.id: index for index, case in enumerate(state.get_suite().cases)}
+    providers = {name: index for index, name in enumerate(state.provider_names)}
+    keep, drop = [], []
+    for item in items:
+        if isinstance(item, CaseItem) and (
+                item.name in state.completed
+                or (state.shard is not None
+                    and not state.shard.holds(cases[item.case.id], providers[item.provider_name], len(providers)))):
+            drop.append(item)
+        else:
+            keep.append(item)
+    if drop:
+        config.hook.pytest_deselected(items=drop)
+        items[:] = keep
 
 
 def pytest_collect_directory(path: Path, parent: pytest.Collector) -> pytest.Collector | None:
@@ -327,9 +466,12 @@ class CaseItem(pytest.Item):
             error_message=result.error_message,
             content_format=result.content_format,
             content_chars=len(result.content),
+            content_tokens=count_tokens(result.content),
             reference_chars=len(self.case.reference_text) if self.case.reference_text else None,
             response_sha256=digest,
             flags=list(self.case.flags),
+            dataset_sha256=state.dataset_sha256,
+            configuration_sha256=state.configuration_sha256,
         )
         self.row_json = row.model_dump_json()
         # JUnit XML properties: the figures a CI dashboard wants per item.
@@ -375,6 +517,7 @@ def _crashed_row(state: BenchState, report: pytest.TestReport) -> RunRow | None:
         failure_class=ErrorType.CRASHED.value, explanation=f"fail: the item ended without a verdict ({message})",
         error_type=ErrorType.CRASHED.value, error_message=message,
         reference_chars=len(case.reference_text) if case.reference_text else None, flags=list(case.flags),
+        dataset_sha256=state.dataset_sha256, configuration_sha256=state.configuration_sha256,
     )
 
 
@@ -396,16 +539,53 @@ class RunWriter:
                 self.state.recorder.append(row)
 
     def pytest_terminal_summary(self, terminalreporter) -> None:  # type: ignore[no-untyped-def]
-        """``pytest_terminal_summary``: print the leaderboard and write ``report.md``."""
+        """``pytest_terminal_summary``: finish the manifest, write the reports (not in a measure-only
+        run) and print the leaderboard."""
         state = self.state
         rows = load_rows(state.run_dir)
-        _write_manifest(state, finished=utc_now())
-        manifest = json.loads((state.run_dir / "manifest.json").read_text(encoding="utf-8"))
-        (state.run_dir / "report.md").write_text(render_markdown(rows, manifest), encoding="utf-8")
+        _finish_manifest(state, rows)
+        if state.manifest["run"]["measure_only"]:
+            terminalreporter.section("lexbench measure-only run")
+            terminalreporter.write_line(f"{len(rows)} scored items in {state.run_dir} ({RESULTS_NAME}, responses/); "
+                                        f"no report built — lexbench report {state.run_dir} builds one")
+            return
+        try:
+            manifest, rows = checked_rows(state.run_dir)
+            write_reports(state.run_dir, rows, manifest)
+        except RunError as exc:
+            terminalreporter.write_line(f"lexbench: no report written: {exc}", red=True)
+            return
         terminalreporter.section("lexbench leaderboard")
         for line in render_terminal(rows):
             terminalreporter.write_line(line)
-        terminalreporter.write_line(f"run record: {state.run_dir} ({len(rows)} items; report.md, results.jsonl)")
+        certification = state.manifest.get("certification")
+        if certification:
+            verdict = "certified" if certification["certified"] else "NOT certified: " + "; ".join(certification["problems"])
+            terminalreporter.write_line(f"certification: {verdict}")
+        terminalreporter.write_line(f"run record: {state.run_dir} ({len(rows)} items; report.md, report.html, "
+                                    f"report.json, {RESULTS_NAME})")
+
+
+def _finish_manifest(state: BenchState, rows: list[RunRow]) -> None:
+    """Record the session's end, how many expected items have a result, and whether a requested
+    certification was reached (every expected item recorded)."""
+    suite = state.get_suite()
+    names = state.provider_names
+    expected = {item_id(case.id, name) for c, case in enumerate(suite.cases) for p, name in enumerate(names)
+                if state.shard is None or state.shard.holds(c, p, len(names))}
+    recorded = {row.item_id for row in rows} & expected
+    finished = utc_now()
+    manifest = state.manifest
+    manifest["sessions"][-1]["finished"] = finished
+    manifest["finished"] = finished
+    manifest["completion"] = {"expected": len(expected), "recorded": len(recorded), "missing": len(expected - recorded)}
+    certification = manifest.get("certification")
+    if certification is not None:
+        missing = len(expected - recorded)
+        certification["problems"] = [f"{missing} expected item(s) have no result; finish them with "
+                                     f"--resume={state.run_dir}"] if missing else []
+        certification["certified"] = not missing
+    write_manifest(state.run_dir, manifest)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
