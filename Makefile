@@ -11,15 +11,29 @@ WORKERS   ?= auto
 CORPUS    ?= ../shared/corpus
 SUITES    ?= build/suites
 
-.PHONY: bench test check setup corpus-suites bench-corpus clean
+.PHONY: bench test check setup workers crawl4ai corpus-suites bench-corpus clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[dev]'
+	$(PY) -m pip install --quiet -e '.[dev,engines]'
 	touch $(STAMP)
 
 setup: $(STAMP)
+
+# The Node worker (jsdom engine, Readability on jsdom): its pinned npm packages, from package-lock.json.
+NODE_WORKER  := providers/workers/readability-js
+WORKER_STAMP := $(NODE_WORKER)/node_modules/.installed
+$(WORKER_STAMP): $(NODE_WORKER)/package-lock.json
+	@if command -v npm >/dev/null; then \
+	  cd $(NODE_WORKER) && npm ci --no-audit --no-fund --loglevel=error && touch node_modules/.installed; \
+	else echo "make workers: npm is absent; the jsdom and readability-js providers will be skipped with that reason"; fi
+
+workers: $(WORKER_STAMP)
+
+# Optional and large: local crawl4ai for the crawl4ai provider (uses the system Chromium, downloads no browser).
+crawl4ai: $(STAMP)
+	$(PY) -m pip install --quiet -e '.[dev,engines,crawl4ai]'
 
 # Provider misses are results: pytest's exit 1 (some items failed) is a successful benchmark run.
 bench: $(STAMP)
@@ -27,7 +41,7 @@ bench: $(STAMP)
 	  status=$$?; [ $$status -le 1 ] || { echo "lexbench: the harness failed (pytest exit $$status)"; exit $$status; }
 
 # pytest's exit 5 (no tests collected) is a broken setup, never a pass.
-test: $(STAMP)
+test: $(STAMP) workers
 	$(PY) -m pytest tests golden -n $(WORKERS) -q; status=$$?; \
 	  if [ $$status -eq 5 ]; then echo "make test: pytest collected no tests (exit 5)"; exit 1; fi; exit $$status
 
