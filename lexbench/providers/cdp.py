@@ -1,0 +1,185 @@
+"""Driving a Chromium CDP server with Playwright for Python (the ``cdp`` driver of :mod:`engines`).
+
+The browser itself is started by the adapter (its exact command line comes from ``ENGINES``, its
+process group is killed and reaped by :class:`~lexbench.providers.engine_process.EngineProcess`);
+Playwright only attaches with ``connect_over_cdp``, so ``playwright install`` is never needed.
+
+Playwright's async API runs on one event loop in a daemon thread per process (:class:`PlaywrightLoop`),
+started once and shared: provider calls arrive on fresh threads (the runtime policy's watchdog), and
+the sync API cannot cross threads, while starting Playwright's driver per call would cost about a
+second each time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from concurrent.futures import Future
+from concurrent.futures import TimeoutError as FutureTimeout
+from dataclasses import dataclass, field
+from typing import Any
+
+from lexbench.providers.engines import Completion
+from lexbench.providers.policy import FetchError
+from lexbench.providers.result import ErrorType
+
+# Chromium's net error names → the stable error classes.
+_NET_ERRORS = (
+    ("ERR_NAME_NOT_RESOLVED", ErrorType.DNS), ("ERR_NAME_RESOLUTION_FAILED", ErrorType.DNS),
+    ("ERR_CONNECTION_REFUSED", ErrorType.CONNECT), ("ERR_CONNECTION_RESET", ErrorType.CONNECT),
+    ("ERR_CONNECTION_CLOSED", ErrorType.CONNECT), ("ERR_ADDRESS_UNREACHABLE", ErrorType.CONNECT),
+    ("ERR_UNSAFE_PORT", ErrorType.BLOCKED_NETWORK), ("ERR_CERT", ErrorType.TLS), ("ERR_SSL", ErrorType.TLS),
+    ("ERR_TOO_MANY_REDIRECTS", ErrorType.TOO_MANY_REDIRECTS), ("ERR_TIMED_OUT", ErrorType.TIMEOUT),
+    ("ERR_ABORTED", ErrorType.UNSUPPORTED_CONTENT),  # a download (PDF, image) aborts the navigation
+)
+
+
+def net_error(message: str) -> ErrorType | None:
+    """The error class of a Chromium ``net::ERR_*`` name found in ``message``, or ``None``."""
+    for name, error_type in _NET_ERRORS:
+        if f"net::{name}" in message:
+            return error_type
+    return None
+
+
+@dataclass
+class Rendered:
+    """What one CDP page visit produced: ``status``/``final_url``/``redirects``/``content_type`` of the
+    main document, ``title``, ``html`` (the page, or the scoped matches' outerHTML), and whether the
+    completion condition was met (``completion_met``, ``completion_detail``)."""
+
+    status: int | None
+    final_url: str | None
+    html: str
+    title: str | None
+    content_type: str | None = None
+    redirects: list[str] = field(default_factory=list)
+    completion_met: bool = True
+    completion_detail: str = "complete"
+
+
+class PlaywrightLoop:
+    """One asyncio loop thread holding a started Playwright instance; :meth:`run` submits a coroutine."""
+
+    _shared: PlaywrightLoop | None = None
+    _lock = threading.Lock()
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True, name="lexbench-playwright")
+        self.thread.start()
+        self.playwright: Any = None
+
+    @classmethod
+    def shared(cls) -> PlaywrightLoop:
+        """The process's loop, started on first use (raises ``ImportError`` without Playwright)."""
+        with cls._lock:
+            if cls._shared is None:
+                import playwright.async_api  # noqa: F401 (fail early and clearly when the extra is missing)
+
+                loop = cls()
+                loop.run(loop._start(), 60.0)
+                cls._shared = loop
+            return cls._shared
+
+    async def _start(self) -> None:
+        from playwright.async_api import async_playwright
+
+        self.playwright = await async_playwright().start()
+
+    def run(self, coroutine: Any, seconds: float) -> Any:
+        """Run ``coroutine`` on the loop; raises ``TimeoutError`` (after cancelling it) past ``seconds``."""
+        future: Future[Any] = asyncio.run_coroutine_threadsafe(coroutine, self.loop)
+        try:
+            return future.result(timeout=max(seconds, 0.001))
+        except FutureTimeout:
+            future.cancel()
+            raise TimeoutError from None
+
+    @classmethod
+    def stop_shared(cls) -> None:
+        """Stop Playwright's driver and the loop thread, if started."""
+        with cls._lock:
+            loop, cls._shared = cls._shared, None
+        if loop is not None:
+            try:
+                loop.run(loop.playwright.stop(), 10.0)
+            except Exception:  # the driver may already be gone at interpreter exit
+                pass
+            loop.loop.call_soon_threadsafe(loop.loop.stop)
+            loop.thread.join(5.0)
+
+
+_COUNT = "([selector, count]) => document.querySelectorAll(selector).length >= count"
+_SCOPED = "(selector) => Array.from(document.querySelectorAll(selector), (e) => e.outerHTML).join('\\n')"
+
+
+async def render(playwright: Any, ws_url: str, url: str, completion: Completion, *, text_scope: int,
+                 deadline_s: float) -> Rendered:
+    """Visit ``url`` in the browser at ``ws_url`` and apply ``completion`` (steps as :func:`cdp_steps`).
+
+    Raises :class:`FetchError` for navigation failures (``net::ERR_*`` classes, ``timeout``). An unmet
+    completion condition is reported in the result (the content is kept), not raised.
+    """
+    from playwright.async_api import Error as PlaywrightError
+    from playwright.async_api import TimeoutError as PlaywrightTimeout
+
+    loop = asyncio.get_running_loop()
+    end = loop.time() + deadline_s
+
+    def left_ms() -> float:
+        return max(1.0, (end - loop.time()) * 1000)
+
+    browser = await playwright.chromium.connect_over_cdp(ws_url, timeout=left_ms())
+    try:
+        context = browser.contexts[0] if browser.contexts else await browser.new_context()
+        page = await context.new_page()
+        wait_until = {"load": "load", "network_idle": "networkidle"}[completion.wait]
+        try:
+            response = await page.goto(url, wait_until=wait_until, timeout=left_ms())
+        except PlaywrightTimeout:
+            raise FetchError(ErrorType.TIMEOUT, f"navigation to {url} did not reach {wait_until!r} before the deadline; "
+                             "the browser was killed") from None
+        except PlaywrightError as exc:
+            message = str(exc).splitlines()[0]
+            raise FetchError(net_error(message) or ErrorType.CONNECT, f"chromium could not load {url}: {message}") from None
+        rendered = Rendered(status=None, final_url=page.url, html="", title=None)
+        if response is not None:
+            rendered.status = response.status
+            rendered.final_url = response.url
+            rendered.content_type = await response.header_value("content-type")
+            hops, request = [], response.request.redirected_from
+            while request is not None:
+                hops.append(request.url)
+                request = request.redirected_from
+            rendered.redirects = [*reversed(hops[:-1]), response.url] if hops else []
+        frame = page.main_frame
+        if completion.frame is not None:
+            frame = next((f for f in page.frames if completion.frame == f.name or completion.frame in f.url), None)
+        if completion.selector is not None:
+            limit = min(completion.timeout_ms or left_ms(), left_ms())
+            if frame is None:
+                rendered.completion_met = False
+                rendered.completion_detail = f"no frame's name or URL matches {completion.frame!r}"
+            else:
+                try:
+                    await frame.wait_for_function(_COUNT, arg=[completion.selector, completion.min_count], timeout=limit)
+                except PlaywrightTimeout:
+                    count = await frame.evaluate("(s) => document.querySelectorAll(s).length", completion.selector)
+                    rendered.completion_met = False
+                    rendered.completion_detail = (f"{count} of {completion.min_count} {completion.selector!r} "
+                                                  f"within {limit:.0f} ms")
+        if completion.delay_ms:
+            await page.wait_for_timeout(min(completion.delay_ms, left_ms()))
+        rendered.title = await page.title() or None
+        if text_scope == 2:
+            rendered.html = await frame.evaluate(_SCOPED, completion.selector) if frame is not None else ""
+        else:
+            rendered.html = await page.content()
+        return rendered
+    finally:
+        # The browser process is killed by its owner; closing here only drops the CDP connection.
+        try:
+            await browser.close()
+        except Exception:
+            pass

@@ -1,0 +1,324 @@
+"""``ENGINES``: one definition per headless engine, and the decisions that depend on it (SPEC §5).
+
+Every other module asks this table instead of testing an engine's name. An :class:`Engine` holds
+
+- its command-line template (placeholders ``{binary}``, ``{profile}``, ``{url}``, ``{worker}``,
+  ``{output}``) and the arguments its native CDP server needs, if it has one;
+- the arguments every run gets (headless, no sandbox for root, and the background-networking flags
+  without which Chromium floods a closed network with refused connections) and the ones replay mode adds
+  (``--host-resolver-rules``: every host but the replay server's fails at once);
+- its completion semantics: which waits it offers (``load``, ``network_idle``, a ``virtual_time``
+  budget) and which DOM constraints it applies (selector/count, frame, delay, timeout), and how each
+  reaches the engine (command-line arguments or CDP steps);
+- the routes it supports (``headless_markdown``: rendered DOM → markdownify, shared leaderboard;
+  ``headless_html``: the rendered HTML itself, the separate diagnostics leaderboard) and the result
+  metadata it can fill.
+
+:func:`command_line` and :func:`cdp_steps` turn (engine, route, completion) into exactly what runs;
+``golden/test_engine_command_lines.py`` pins both for every combination. :func:`check_completion`
+and :func:`select_route` refuse, before any call, what an engine cannot do and the combinations the
+provider contract rejects (DOM completion with direct file delivery; the version-2 text scope with
+resource discovery).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, PositiveInt, model_validator
+
+from lexbench.dataset.case import Delivery
+from lexbench.errors import ConfigError
+
+Route = Literal["headless_markdown", "headless_html"]
+"""``headless_markdown``: the completed DOM converted with markdownify (output contract ``cleaned``);
+``headless_html``: the completed DOM's HTML (output contract ``rendered_html``)."""
+ROUTE_CONTRACTS: Mapping[str, str] = {"headless_markdown": "cleaned", "headless_html": "rendered_html"}
+"""The output contract each route's answers are scored under."""
+
+Wait = Literal["load", "network_idle", "virtual_time"]
+Driver = Literal["one_shot", "cdp", "node"]
+"""How an adapter runs the engine: one command whose stdout is the answer; a browser whose CDP server
+the adapter drives; a Node worker script printing one JSON object."""
+Constraint = Literal["selector", "count", "frame", "delay", "timeout"]
+
+
+class Completion(BaseModel):
+    """When the DOM counts as complete, applied before text or HTML is taken (SPEC §5, provider contract
+    "Task delivery and DOM completion").
+
+    ``wait``: ``load`` (the load event), ``network_idle`` (no network activity for 500 ms) or
+    ``virtual_time`` (run the page on virtual time for ``virtual_time_budget_ms``). ``selector``: a CSS
+    selector that must match at least ``min_count`` elements, in the frame whose name or URL contains
+    ``frame`` when given. ``delay_ms``: extra milliseconds after the condition holds. ``timeout_ms``:
+    how long the condition may take (default: whatever is left of the call deadline); an unmet condition
+    fails the call as ``timeout`` with the content kept. Raises ``ValueError`` on inconsistent fields.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    wait: Wait = "load"
+    virtual_time_budget_ms: PositiveInt | None = None
+    selector: str | None = Field(default=None, min_length=1)
+    min_count: PositiveInt = 1
+    frame: str | None = Field(default=None, min_length=1)
+    delay_ms: int = Field(default=0, ge=0)
+    timeout_ms: PositiveInt | None = None
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Completion:
+        if (self.wait == "virtual_time") != (self.virtual_time_budget_ms is not None):
+            raise ValueError("virtual_time_budget_ms goes with wait 'virtual_time', and only with it")
+        if self.selector is None and (self.min_count != 1 or self.frame is not None):
+            raise ValueError("min_count and frame constrain a selector: give selector too")
+        return self
+
+    def constraints(self) -> list[Constraint]:
+        """The DOM constraints this completion uses, in a fixed order."""
+        used: list[Constraint] = []
+        if self.selector is not None:
+            used.append("selector")
+        if self.min_count != 1:
+            used.append("count")
+        if self.frame is not None:
+            used.append("frame")
+        if self.delay_ms:
+            used.append("delay")
+        if self.timeout_ms is not None:
+            used.append("timeout")
+        return used
+
+    @property
+    def dynamic(self) -> bool:
+        """True when anything beyond the plain load event is asked for (a rendered-page condition)."""
+        return self.wait != "load" or bool(self.constraints())
+
+
+@dataclass(frozen=True)
+class Engine:
+    """One engine's definition; see the module docstring. Templates are tuples of argument strings."""
+
+    name: str
+    driver: Driver
+    description: str
+    default_binary: str
+    version_argv: tuple[str, ...]
+    version_pattern: str
+    """Regular expression over the version command's output; group 1 is the version."""
+    install_hint: str
+    command: tuple[str, ...]
+    base_args: tuple[str, ...] = ()
+    cdp_server_args: tuple[str, ...] = ()
+    replay_args: tuple[str, ...] = ()
+    """Added in replay mode; ``{replay_host}`` is the replay server's IP literal."""
+    waits: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    """Each supported wait → the arguments it adds (``{budget_ms}`` for virtual time)."""
+    constraint_args: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    """Each supported DOM constraint → the arguments it adds (empty for CDP, which applies it by steps)."""
+    routes: tuple[Route, ...] = ("headless_markdown", "headless_html")
+    records: tuple[str, ...] = ()
+    """The ProviderResult / ResultMetadata fields this engine fills (beyond content and engine)."""
+    version_prefix: str = ""
+    """Added in front of the probed version when the version command reports a different program."""
+
+    def supports(self, completion: Completion) -> list[str]:
+        """What ``completion`` asks for that this engine cannot do (empty when it can do all of it)."""
+        missing = [] if completion.wait in self.waits else [f"wait {completion.wait!r}"]
+        return missing + [c for c in completion.constraints() if c not in self.constraint_args]
+
+
+_CHROMIUM_FLAGS = (
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+    # Without these Chromium calls home at every start; on a closed network each call is refused.
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--disable-default-apps", "--disable-extensions", "--no-first-run", "--no-default-browser-check",
+    "--disable-quic", "--mute-audio", "--user-data-dir={profile}",
+)
+_CHROMIUM_REPLAY = ("--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE {replay_host}",)
+_CHROMIUM_VERSION = (("{binary}", "--version"), r"Chromium (\d+(?:\.\d+)+)")
+_NODE_WORKER_ARGS = {
+    "selector": ("--selector={selector}",), "count": ("--min-count={min_count}",),
+    "delay": ("--delay-ms={delay_ms}",), "timeout": ("--timeout-ms={timeout_ms}",),
+}
+
+ENGINES: Mapping[str, Engine] = {
+    engine.name: engine
+    for engine in (
+        Engine(
+            name="chromium-dump-dom",
+            driver="one_shot",
+            description="Debian's Chromium run once per page with --dump-dom: prints the DOM after the load "
+                        "event (or a virtual-time budget). Its exit code is 0 even for a 404 or a refused "
+                        "connection, so the target status stays unknown.",
+            default_binary="/usr/bin/chromium",
+            version_argv=_CHROMIUM_VERSION[0], version_pattern=_CHROMIUM_VERSION[1],
+            install_hint="apt-get install chromium",
+            base_args=_CHROMIUM_FLAGS,
+            command=("{binary}", "{base_args}", "{replay_args}", "{completion_args}", "--dump-dom", "{url}"),
+            replay_args=_CHROMIUM_REPLAY,
+            waits={"load": (), "virtual_time": ("--virtual-time-budget={budget_ms}",)},
+            constraint_args={"timeout": ("--timeout={timeout_ms}",)},
+            records=("title",),
+        ),
+        Engine(
+            name="chromium-cdp",
+            driver="cdp",
+            description="Debian's Chromium started per call with its CDP server on a loopback port and "
+                        "driven by Playwright for Python (connect_over_cdp): navigation reports the target "
+                        "status, final URL and redirects; selector/count, frame, delay and timeout "
+                        "constraints run as page steps.",
+            default_binary="/usr/bin/chromium",
+            version_argv=_CHROMIUM_VERSION[0], version_pattern=_CHROMIUM_VERSION[1],
+            install_hint="apt-get install chromium; pip install -e '.[engines]' (Playwright, no browser download)",
+            base_args=_CHROMIUM_FLAGS,
+            cdp_server_args=("--remote-debugging-address=127.0.0.1", "--remote-debugging-port=0"),
+            command=("{binary}", "{base_args}", "{replay_args}", "{cdp_server_args}", "about:blank"),
+            replay_args=_CHROMIUM_REPLAY,
+            waits={"load": (), "network_idle": ()},
+            constraint_args={"selector": (), "count": (), "frame": (), "delay": (), "timeout": ()},
+            records=("title", "final_url", "upstream_status", "redirects", "content_type"),
+        ),
+        Engine(
+            name="jsdom",
+            driver="node",
+            description="jsdom (npm) in a Node worker: fetches the page with Node's fetch, runs its scripts "
+                        "in jsdom (no layout, no CSS), waits for the load event and any selector/count, "
+                        "delay and timeout constraints, then prints the serialised DOM.",
+            default_binary="node",
+            version_argv=("{binary}", "{worker}", "--version"),
+            version_pattern=r"jsdom (\d+(?:\.\d+)+)",
+            install_hint="make workers (npm ci in providers/workers/readability-js; needs Node.js 18+)",
+            command=("{binary}", "{worker}", "--output={output}", "{completion_args}", "{replay_args}", "{url}"),
+            replay_args=("--allow-host={replay_host}",),
+            waits={"load": ()},
+            constraint_args=_NODE_WORKER_ARGS,
+            records=("title", "final_url", "upstream_status", "redirects", "content_type"),
+        ),
+    )
+}
+"""Every engine by name (SPEC §5)."""
+
+
+def engine(name: str) -> Engine:
+    """The engine called ``name``; raises :class:`ConfigError` listing the known ones."""
+    try:
+        return ENGINES[name]
+    except KeyError:
+        raise ConfigError(f"unknown engine {name!r}; known: {', '.join(sorted(ENGINES))}") from None
+
+
+def check_completion(eng: Engine, route: str, completion: Completion, *, text_scope: int = 1) -> None:
+    """Refuse, before any call, what ``eng`` cannot do for ``route`` with ``completion``.
+
+    ``text_scope`` 2 (text extraction limited to the elements the completion selector matches) needs a
+    selector, since it is defined by the dynamic text route. Raises :class:`ConfigError` naming an engine
+    that can, when one exists.
+    """
+    if route not in eng.routes:
+        raise ConfigError(f"engine {eng.name} has no route {route!r} (routes: {', '.join(eng.routes)})")
+    missing = eng.supports(completion)
+    if missing:
+        able = [e.name for e in ENGINES.values() if not e.supports(completion)]
+        hint = f"; {', '.join(able)} can" if able else "; no engine supports that combination"
+        raise ConfigError(f"engine {eng.name} cannot apply {', '.join(missing)}{hint}")
+    if text_scope == 2 and completion.selector is None:
+        raise ConfigError("text_scope 2 extracts the elements the completion selector matches: give "
+                          "completion.selector (the dynamic text route)")
+
+
+def select_route(route: str, completion: Completion, delivery: Delivery, *, text_scope: int = 1) -> str:
+    """The output route for a task's ``delivery``, or a refusal before any call (provider contract).
+
+    ``text`` tasks take the configured ``route``. Raises :class:`ConfigError` for direct ``file``
+    delivery with any DOM completion (fetching response bytes cannot satisfy a rendered-page
+    condition), for ``resources`` delivery with ``text_scope`` 2 (that scope describes text
+    extraction), and otherwise for ``file``/``resources``, which no engine delivers yet.
+    """
+    if delivery is Delivery.TEXT:
+        return route
+    if delivery is Delivery.FILE and completion.dynamic:
+        raise ConfigError("direct file delivery returns the response bytes and cannot claim a rendered-page "
+                          f"condition ({_describe(completion)}) was satisfied: drop the DOM completion for file tasks")
+    if delivery is Delivery.RESOURCES and text_scope == 2:
+        raise ConfigError("text_scope 2 describes text extraction and needs the dynamic text route; it cannot be "
+                          "combined with resource discovery")
+    raise ConfigError(f"{delivery.value!r} delivery is reserved: no headless engine delivers it yet (SPEC §2)")
+
+
+def _describe(completion: Completion) -> str:
+    parts = [f"wait {completion.wait}"] if completion.wait != "load" else []
+    return ", ".join(parts + list(completion.constraints())) or "load"
+
+
+def _fill(template: tuple[str, ...], values: Mapping[str, object]) -> list[str]:
+    return [part.format_map(values) for part in template]
+
+
+def command_line(eng: Engine, *, route: str, completion: Completion, binary: str, url: str, profile: str = "",
+                 replay_host: str | None = None, worker: str = "", output: str | None = None) -> list[str]:
+    """The exact argv that runs ``eng`` for one call (SPEC §5; pinned by the golden snapshot).
+
+    ``profile`` is the call's fresh profile directory; ``replay_host`` the replay server's IP literal in
+    replay mode (``None`` live); ``worker`` the worker script of a Node engine; ``output`` what a Node
+    worker prints (default ``html``). Raises :class:`ConfigError` when the engine cannot apply
+    ``completion``.
+    """
+    check_completion(eng, route, completion)
+    values: dict[str, object] = {
+        "binary": binary, "url": url, "profile": profile, "worker": worker, "output": output or "html",
+        "replay_host": replay_host or "", "budget_ms": completion.virtual_time_budget_ms or 0,
+        "selector": completion.selector or "", "min_count": completion.min_count, "delay_ms": completion.delay_ms,
+        "timeout_ms": completion.timeout_ms or 0,
+    }
+    groups = {
+        "base_args": _fill(eng.base_args, values),
+        "cdp_server_args": list(eng.cdp_server_args),
+        "replay_args": _fill(eng.replay_args, values) if replay_host else [],
+        "completion_args": _fill(eng.waits[completion.wait], values)
+        + [arg for c in completion.constraints() for arg in _fill(eng.constraint_args[c], values)],
+    }
+    argv: list[str] = []
+    for part in eng.command:
+        if part in ("{base_args}", "{cdp_server_args}", "{replay_args}", "{completion_args}"):
+            argv += groups[part[1:-1]]
+        else:
+            argv.append(part.format_map(values))
+    return argv
+
+
+def cdp_steps(eng: Engine, completion: Completion, *, route: str, text_scope: int = 1) -> list[str]:
+    """The page steps a CDP engine runs after starting, as readable strings (pinned by the golden snapshot).
+
+    Empty for engines without a CDP driver. Timeouts are in milliseconds; ``{deadline}`` stands for
+    what is left of the call deadline.
+    """
+    if eng.driver != "cdp":
+        return []
+    timeout = completion.timeout_ms if completion.timeout_ms is not None else "{deadline}"
+    wait_until = {"load": "load", "network_idle": "networkidle"}[completion.wait]
+    steps = ["connect_over_cdp(ws_url)", f"goto(url, wait_until={wait_until!r}, timeout={{deadline}})"]
+    if completion.selector is not None:
+        where = f"frame matching {completion.frame!r}" if completion.frame else "main frame"
+        steps.append(f"wait until count({completion.selector!r}) >= {completion.min_count} in {where}, "
+                     f"timeout={timeout}")
+    if completion.delay_ms:
+        steps.append(f"wait {completion.delay_ms} ms")
+    if text_scope == 2:
+        steps.append(f"take outerHTML of each {completion.selector!r} match")
+    else:
+        steps.append("take page.content()")
+    return steps
+
+
+def parse_version(eng: Engine, output: str) -> str | None:
+    """The version in a version command's ``output``, or ``None`` when it does not match."""
+    match = re.search(eng.version_pattern, output)
+    return match.group(1) if match else None
+
+
+def version_matches(expected: str, actual: str) -> bool:
+    """True when ``actual`` equals ``expected`` or extends it at a dot (``"156"`` matches ``"156.0.1"``)."""
+    return actual == expected or actual.startswith(expected + ".")

@@ -1,0 +1,406 @@
+"""Headless engine providers: ``headless-markdown`` and ``headless-html`` (SPEC §5, "headless engines").
+
+A configuration names the engine, its binary and the version it expects; the route is the type::
+
+    {"name": "chromium-cdp", "type": "headless-markdown",
+     "options": {"engine": "chromium-cdp", "binary": "/usr/bin/chromium", "expected_version": "156",
+                 "completion": {"wait": "load", "selector": "article p", "min_count": 3, "timeout_ms": 8000}}}
+
+- ``headless-markdown`` (route ``headless_markdown``): the completed DOM, scripts and styles dropped,
+  converted with markdownify; scored on the shared leaderboard (output contract ``cleaned``).
+- ``headless-html`` (route ``headless_html``): the completed DOM's HTML; scored on the separate
+  diagnostics leaderboard (output contract ``rendered_html``).
+
+Before the first call :meth:`HeadlessProvider.prepare` runs the preflight: a missing binary, a missing
+extra (Playwright, the Node worker's packages) or a version other than ``expected_version`` stops the
+provider with the reason, so its items are skipped as unresolvable (``infrastructure``), never run
+against the wrong engine. Per call, :func:`~lexbench.providers.engines.select_route` refuses what the
+task's delivery rules out before anything starts; then one engine process runs in a fresh profile
+directory under the call's deadline and the output ceiling, and is killed and reaped however the call
+ends. In replay mode (the URL is the replay server's loopback address, not the case's own URL) the
+engine is confined to that address.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import shutil
+from collections.abc import Mapping
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+from typing import Any, ClassVar, Literal
+from urllib.parse import urlsplit
+
+import lxml.html
+import markdownify
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from lexbench.dataset.case import Case
+from lexbench.errors import ConfigError, LexbenchError
+from lexbench.providers.base import Provider
+from lexbench.providers.engine_process import MAX_OUTPUT_BYTES, EngineProcess, ProcessRun, fresh_profile, run_process
+from lexbench.providers.engines import (
+    ENGINES, Completion, Engine, Route, check_completion, command_line, engine, parse_version, select_route,
+    version_matches,
+)
+from lexbench.providers.policy import Deadline, FetchError
+from lexbench.providers.result import ErrorType, ProviderResult, ResultMetadata
+
+CHECKOUT = Path(__file__).resolve().parents[2]
+WORKERS_DIR = CHECKOUT / "providers" / "workers"
+"""Non-Python workers live in the checkout (SPEC §1 ``providers/``), not in the wheel."""
+NODE_WORKER = WORKERS_DIR / "readability-js" / "worker.mjs"
+PLAYWRIGHT_VERSION = "1.65.2"
+"""The Playwright for Python release the ``engines`` extra pins; preflight rejects another."""
+_PREFLIGHT_S = 30.0
+KILL_RESERVE_S = 1.0
+"""Seconds of the call deadline kept back so that killing and reaping an engine ends inside it."""
+_DROP_TAGS = ("head", "script", "style", "noscript", "template")
+
+
+class PreflightError(LexbenchError):
+    """An engine or worker cannot run here as configured: missing binary or extra, other version."""
+
+
+class EngineOptions(BaseModel):
+    """A headless provider's options (SPEC §5). ``engine``: a key of ``ENGINES``; ``binary``: the
+    executable (a path or a name on PATH); ``expected_version``: the version preflight requires (exact,
+    or a prefix at a dot: ``"156"`` accepts 156.0.8078.108); ``route``: optional, must equal the type's;
+    ``completion``: :class:`~lexbench.providers.engines.Completion`; ``text_scope``: 1 (the whole
+    document) or 2 (only the completion selector's matches); ``worker``: the Node worker script for
+    Node engines (default: the checkout's)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    engine: str
+    binary: str = Field(min_length=1)
+    expected_version: str = Field(min_length=1)
+    route: Route | None = None
+    completion: Completion = Field(default_factory=Completion)
+    text_scope: Literal[1, 2] = 1
+    worker: str | None = None
+
+
+def parse_options(options: Mapping[str, Any], route: Route) -> tuple[EngineOptions, Engine]:
+    """Validate ``options`` for ``route``; raises ``ValueError`` naming the problem (the configuration
+    loader reports it with the file and provider name)."""
+    try:
+        parsed = EngineOptions.model_validate(dict(options))
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "options"
+        raise ValueError(f"{where}: {first['msg']}") from None
+    if parsed.route is not None and parsed.route != route:
+        raise ValueError(f"route {parsed.route!r} does not match this type's route {route!r}")
+    try:
+        eng = engine(parsed.engine)
+        check_completion(eng, route, parsed.completion, text_scope=parsed.text_scope)
+    except ConfigError as exc:
+        raise ValueError(str(exc)) from None
+    return parsed, eng
+
+
+def which(binary: str) -> str | None:
+    """The executable's absolute path, or ``None`` when it is not installed."""
+    return shutil.which(binary)
+
+
+def probe_version(eng: Engine, binary: str, expected: str, *, worker: str = "") -> str:
+    """Run the engine's version command and check it against ``expected`` (SPEC §5 preflight).
+
+    Returns the version found. Raises :class:`PreflightError` for a missing binary, a failing or
+    unreadable version command, or another version.
+    """
+    path = which(binary)
+    if path is None:
+        raise PreflightError(f"{eng.name}: {binary} is not installed ({eng.install_hint})")
+    argv = [part.format(binary=path, worker=worker) for part in eng.version_argv]
+    try:
+        run = run_process(argv, _PREFLIGHT_S)
+    except OSError as exc:
+        raise PreflightError(f"{eng.name}: cannot run {path}: {exc.strerror or exc}") from None
+    output = run.stdout.decode("utf-8", errors="replace") + run.stderr
+    version = parse_version(eng, output) if run.returncode == 0 else None
+    if version is None:
+        tail = output.strip().splitlines()[-1:] or ["no output"]
+        raise PreflightError(f"{eng.name}: `{' '.join(argv)}` did not report a version (exit {run.returncode}: "
+                             f"{tail[0][:200]}); {eng.install_hint}")
+    if not version_matches(expected, version):
+        raise PreflightError(f"{eng.name}: {path} is version {version} but the configuration expects "
+                             f"{expected}; install that version or update expected_version")
+    return version
+
+
+def check_playwright() -> str:
+    """The installed Playwright for Python version; raises :class:`PreflightError` when it is missing or
+    not the pinned :data:`PLAYWRIGHT_VERSION`."""
+    try:
+        version = metadata.version("playwright")
+    except metadata.PackageNotFoundError:
+        raise PreflightError("Playwright for Python is not installed: pip install -e '.[engines]' "
+                             "(it drives the system Chromium; no browser download)") from None
+    if version != PLAYWRIGHT_VERSION:
+        raise PreflightError(f"Playwright for Python {version} is installed, lexbench pins {PLAYWRIGHT_VERSION}: "
+                             "pip install -e '.[engines]'")
+    return version
+
+
+def replay_host(case: Case, url: str) -> str | None:
+    """The replay server's IP literal when ``url`` is a loopback replay URL (replay mode), else ``None``."""
+    host = urlsplit(url).hostname
+    if url == case.url or host is None:
+        return None
+    try:
+        return host if ipaddress.ip_address(host).is_loopback else None
+    except ValueError:
+        return None
+
+
+def dom_to_markdown(html: str) -> tuple[str, str | None]:
+    """(Markdown, title) of a rendered DOM: head, scripts, styles and templates dropped, the rest
+    converted with markdownify (ATX headings). Empty input gives ``("", None)``."""
+    if not html.strip():
+        return "", None
+    try:
+        root = lxml.html.document_fromstring(html)
+    except Exception:  # lxml raises on pathological documents
+        return "", None
+    title = root.findtext(".//title")
+    for element in root.xpath("|".join(f"//{tag}" for tag in _DROP_TAGS)):
+        element.drop_tree()
+    body = lxml.html.tostring(root, encoding="unicode")
+    return markdownify.markdownify(body, heading_style="ATX").strip(), (title.strip() or None) if title else None
+
+
+@dataclass
+class EngineRun:
+    """Measurements of the last call's engine process: wall seconds and peak memory (bytes, PSS)."""
+
+    elapsed_s: float
+    peak_memory_bytes: int
+
+
+class HeadlessProvider(Provider):
+    """Base of the two route types; see the module docstring. Subclasses set ``route`` and the contract."""
+
+    family = "engine"
+    route: ClassVar[Route]
+    option_names = frozenset(EngineOptions.model_fields)
+
+    def __init__(self, name: str | None = None, options: Mapping[str, Any] | None = None, **kwargs: Any) -> None:
+        super().__init__(name, options, **kwargs)
+        try:
+            self.config, self.engine = parse_options(self.options, self.route)
+        except ValueError as exc:
+            raise ConfigError(f"provider {self.name!r}: {exc}") from None
+        self.version: str | None = None
+        self._preflight_error: PreflightError | None = None
+        self.last_run: EngineRun | None = None
+
+    @classmethod
+    def validate_options(cls, options: Mapping[str, Any]) -> None:
+        super().validate_options(options)
+        parse_options(options, cls.route)
+
+    @property
+    def worker(self) -> str:
+        return self.config.worker or str(NODE_WORKER)
+
+    def prepare(self) -> None:
+        """Preflight once per process (:meth:`preflight`). Raises :class:`PreflightError` (again on every
+        attempt, without probing again) when the engine cannot run as configured."""
+        if self.version is not None:
+            return
+        if self._preflight_error is not None:
+            raise self._preflight_error
+        try:
+            self.version = self.preflight()
+        except PreflightError as exc:
+            self._preflight_error = exc
+            raise
+
+    def preflight(self) -> str:
+        """Check extras and binary and return the engine version found; raises :class:`PreflightError`."""
+        if self.engine.driver == "cdp":
+            check_playwright()
+        if self.engine.driver == "node" and not (Path(self.worker).parent / "node_modules").is_dir():
+            raise PreflightError(f"{self.engine.name}: the Node worker's packages are not installed "
+                                 f"({self.engine.install_hint})")
+        return probe_version(self.engine, self.config.binary, self.config.expected_version, worker=self.worker)
+
+    def fetch(self, case: Case, timeout: float, url: str) -> ProviderResult:
+        """One page through the engine; see the module docstring. Raises :class:`FetchError`."""
+        try:
+            select_route(self.route, self.config.completion, case.delivery, text_scope=self.config.text_scope)
+        except ConfigError as exc:
+            return ProviderResult.failure(ErrorType.UNSUPPORTED, f"{self.name}: {exc}")
+        self.prepare()
+        deadline = Deadline.after(max(timeout - KILL_RESERVE_S, timeout / 2))
+        host = replay_host(case, url)
+        if self.engine.driver == "one_shot":
+            return self._one_shot(url, host, deadline)
+        if self.engine.driver == "cdp":
+            return self._cdp(url, host, deadline)
+        return self._node(url, host, deadline)
+
+    # -- drivers -------------------------------------------------------------------------------------
+
+    def _argv(self, url: str, host: str | None, profile: str = "", output: str | None = None) -> list[str]:
+        return command_line(self.engine, route=self.route, completion=self.config.completion,
+                            binary=which(self.config.binary) or self.config.binary, url=url, profile=profile,
+                            replay_host=host, worker=self.worker, output=output)
+
+    def _one_shot(self, url: str, host: str | None, deadline: Deadline) -> ProviderResult:
+        with fresh_profile() as profile:
+            run = self._run(self._argv(url, host, str(profile)), deadline)
+        html = run.stdout.decode("utf-8", errors="replace")
+        if not html.strip():
+            error = _stderr_error(run.stderr) or ErrorType.EMPTY_CONTENT
+            raise FetchError(error, f"{self.engine.name} printed no DOM for {url}: {_last_line(run.stderr)}")
+        return self._answer(html, status=None, final_url=None)
+
+    def _node(self, url: str, host: str | None, deadline: Deadline, output: str = "html") -> ProviderResult:
+        run = self._run(self._argv(url, host, output=output), deadline)
+        return self._from_worker_json(run, url)
+
+    def _cdp(self, url: str, host: str | None, deadline: Deadline) -> ProviderResult:
+        from lexbench.providers.cdp import PlaywrightLoop, render
+
+        completion = self.config.completion
+        with fresh_profile() as profile, EngineProcess(self._argv(url, host, str(profile))) as browser:
+            try:
+                match = browser.wait_for_line(r"DevTools listening on (ws://\S+)", deadline.remaining())
+                if match is None:
+                    raise FetchError(ErrorType.TIMEOUT if deadline.expired else ErrorType.SERVICE_ERROR,
+                                     f"{self.engine.name} did not start its CDP server")
+                loop = PlaywrightLoop.shared()
+                coroutine = render(loop.playwright, match.group(1), url, completion, text_scope=self.config.text_scope,
+                                   deadline_s=deadline.remaining())
+                try:
+                    rendered = loop.run(coroutine, deadline.remaining())
+                except TimeoutError:
+                    raise FetchError(ErrorType.TIMEOUT, f"no complete page within the {deadline.seconds:g} s deadline; "
+                                     "the browser was killed") from None
+            finally:
+                browser.kill()
+                self.last_run = EngineRun(elapsed_s=deadline.seconds - deadline.remaining(),
+                                          peak_memory_bytes=browser.peak_memory_bytes)
+        if len(rendered.html.encode("utf-8")) > MAX_OUTPUT_BYTES:
+            raise FetchError(ErrorType.TOO_LARGE, f"the rendered page exceeds {MAX_OUTPUT_BYTES:,} bytes",
+                             upstream_status=rendered.status)
+        result = self._answer(rendered.html, status=rendered.status, final_url=rendered.final_url,
+                              title=rendered.title, redirects=rendered.redirects, content_type=rendered.content_type)
+        return _completion_outcome(result, rendered.completion_met, rendered.completion_detail)
+
+    # -- shared --------------------------------------------------------------------------------------
+
+    def _run(self, argv: list[str], deadline: Deadline) -> ProcessRun:
+        try:
+            run = run_process(argv, deadline.remaining())
+        except OSError as exc:
+            raise FetchError(ErrorType.INFRASTRUCTURE, f"cannot start {argv[0]}: {exc.strerror or exc}") from None
+        self.last_run = EngineRun(elapsed_s=run.elapsed_s, peak_memory_bytes=run.peak_memory_bytes)
+        if run.too_large:
+            raise FetchError(ErrorType.TOO_LARGE, f"{self.engine.name} printed more than {MAX_OUTPUT_BYTES:,} bytes; killed")
+        if run.timed_out:
+            raise FetchError(ErrorType.TIMEOUT, f"{self.engine.name} did not finish within the {deadline.seconds:g} s "
+                             "deadline; its process group was killed")
+        if run.returncode != 0:
+            raise FetchError(ErrorType.SERVICE_ERROR, f"{self.engine.name} exited with {run.returncode}: "
+                             f"{_last_line(run.stderr)}")
+        return run
+
+    def _from_worker_json(self, run: ProcessRun, url: str) -> ProviderResult:
+        try:
+            answer = json.loads(run.stdout)
+        except json.JSONDecodeError:
+            raise FetchError(ErrorType.MALFORMED_RESPONSE, f"the {self.engine.name} worker printed no JSON object: "
+                             f"{_last_line(run.stderr)}") from None
+        status = answer.get("status")
+        error = answer.get("error")
+        if error:
+            raise FetchError(_error_type(error.get("type")), f"{self.engine.name}: {error.get('message')}",
+                             upstream_status=status, content_type=answer.get("content_type"))
+        result = self._answer(answer.get("html") or "", status=status, final_url=answer.get("final_url"),
+                              title=answer.get("title"), redirects=answer.get("redirects") or [],
+                              content_type=answer.get("content_type"))
+        completion = answer.get("completion") or {}
+        return _completion_outcome(result, completion.get("met", True), completion.get("detail", ""))
+
+    def _answer(self, html: str, *, status: int | None, final_url: str | None, title: str | None = None,
+                redirects: list[str] | None = None, content_type: str | None = None) -> ProviderResult:
+        if self.route == "headless_html":
+            content, fmt, title = html, "html", title or _title(html)
+        else:
+            content, dom_title = dom_to_markdown(html)
+            fmt, title = "markdown", title or dom_title
+        ok = status is None or 200 <= status < 300
+        return ProviderResult(
+            success=ok, content=content, content_format=fmt, final_url=final_url, title=title,
+            error_type=None if ok else ErrorType.UPSTREAM_STATUS,
+            error_message=None if ok else f"the page answered HTTP {status}",
+            metadata=ResultMetadata(engine=f"{self.engine.name} {self.version}", upstream_status=status,
+                                    redirects=list(redirects or []), content_type=content_type),
+        )
+
+
+class HeadlessMarkdown(HeadlessProvider):
+    """Route ``headless_markdown``: the completed DOM converted with markdownify (leaderboard)."""
+
+    type_name = "headless-markdown"
+    route = "headless_markdown"
+    output_contracts = ("cleaned",)
+
+
+class HeadlessHtml(HeadlessProvider):
+    """Route ``headless_html``: the completed DOM's HTML (diagnostics leaderboard)."""
+
+    type_name = "headless-html"
+    route = "headless_html"
+    output_contracts = ("rendered_html",)
+
+
+def _title(html: str) -> str | None:
+    try:
+        title = lxml.html.document_fromstring(html).findtext(".//title") if html.strip() else None
+    except Exception:  # lxml raises on pathological documents
+        return None
+    return title.strip() or None if title else None
+
+
+def _completion_outcome(result: ProviderResult, met: bool, detail: str) -> ProviderResult:
+    """An unmet completion condition fails the call as ``timeout``; the content is kept."""
+    if met or not result.success:
+        return result
+    return result.model_copy(update={"success": False, "error_type": ErrorType.TIMEOUT,
+                                     "error_message": f"the DOM completion condition was not met: {detail}"})
+
+
+def _error_type(name: str | None) -> ErrorType:
+    try:
+        return ErrorType(name)
+    except ValueError:
+        return ErrorType.SERVICE_ERROR
+
+
+def _stderr_error(stderr: str) -> ErrorType | None:
+    from lexbench.providers.cdp import net_error
+
+    if "Page load timed out" in stderr:
+        return ErrorType.TIMEOUT
+    return net_error(stderr)
+
+
+def _last_line(text: str) -> str:
+    lines = [line for line in text.strip().splitlines() if line.strip()]
+    useful = [line for line in lines if "net::" in line or "timed out" in line.lower()]
+    return ((useful or lines or ["no output"])[-1])[:300]
+
+
+ENGINE_PROVIDER_TYPES: tuple[type[Provider], ...] = (HeadlessMarkdown, HeadlessHtml)
+"""The headless engine types, for the provider registry."""
+
+__all__ = ["ENGINES", "ENGINE_PROVIDER_TYPES", "EngineOptions", "HeadlessHtml", "HeadlessMarkdown", "HeadlessProvider",
+           "PreflightError", "dom_to_markdown", "probe_version"]
