@@ -1,0 +1,276 @@
+"""The headless engines and workers, really run against loopback pages (SPEC §5).
+
+Each engine is skipped with the reason when it is not installed here (``apt-get install chromium``,
+``make workers``, the ``engines``/``crawl4ai`` extras); CI installs Chromium, the Node worker's packages
+and Playwright, so there they run.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from lexbench.dataset.case import Delivery
+from lexbench.dataset.suite import load_suite
+from lexbench.providers.engine_process import PROFILE_PREFIX, engine_processes, run_process
+from lexbench.providers.engines import ENGINES, parse_version
+from lexbench.providers.headless import NODE_WORKER, HeadlessHtml, HeadlessMarkdown, check_playwright, which
+from lexbench.providers.policy import RuntimePolicy, call_provider
+from lexbench.providers.result import ErrorType
+from lexbench.providers.thirdparty import Crawl4ai, ReadabilityJs
+from tests.suite_factory import ARTICLES, write_suite
+
+LATE_PAGE = b"""<!doctype html><html><head><title>Late page</title></head><body><main><article>
+<h1>Late page</h1><p>Written by the server.</p></article></main>
+<script>setTimeout(function () {
+  var article = document.querySelector('article');
+  for (var i = 1; i <= 3; i++) { var p = document.createElement('p'); p.className = 'late';
+    p.textContent = 'Paragraph ' + i + ' written by a script after the load event.'; article.appendChild(p); }
+}, 400);</script></body></html>"""
+FRAME_PAGE = b"""<!doctype html><html><head><title>Framed</title></head><body><p>Outer text.</p>
+<iframe name="content" src="/late"></iframe></body></html>"""
+
+
+class Pages:
+    """Loopback pages: /late, /frame, /redirect (302 → /late), /missing (404), /hang (never answers)."""
+
+    def __init__(self) -> None:
+        self.stop = threading.Event()
+        pages = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:  # noqa: N802
+                if self.path == "/hang":
+                    pages.stop.wait(30)  # bounded: the test's deadline is far shorter
+                    return
+                if self.path == "/redirect":
+                    self.send_response(302)
+                    self.send_header("Location", "/late")
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return
+                body = {"/late": LATE_PAGE, "/frame": FRAME_PAGE}.get(self.path)
+                self.send_response(200 if body else 404)
+                body = body or b"<html><head><title>Not found</title></head><body>no such page</body></html>"
+                self.send_header("Content-Type", "text/html; charset=utf-8")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, format: str, *args: object) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.base = f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    def close(self) -> None:
+        self.stop.set()
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def installed(engine_name: str) -> str:
+    """The installed version of an engine, or skip the test with the reason."""
+    engine = ENGINES[engine_name]
+    binary = which(engine.default_binary)
+    if binary is None:
+        pytest.skip(f"{engine.default_binary} not installed: {engine.install_hint}")
+    if engine.driver == "cdp":
+        try:
+            check_playwright()
+        except Exception as exc:
+            pytest.skip(str(exc))
+    if engine.driver == "node" and not (NODE_WORKER.parent / "node_modules").is_dir():
+        pytest.skip(f"the Node worker's packages are not installed: {engine.install_hint}")
+    argv = [part.format(binary=binary, worker=str(NODE_WORKER)) for part in engine.version_argv]
+    run = run_process(argv, 30.0)
+    version = parse_version(engine, run.stdout.decode() + run.stderr)
+    assert version, run.stderr
+    return version
+
+
+def options(engine_name: str, **extra: object) -> dict:
+    return {"engine": engine_name, "binary": ENGINES[engine_name].default_binary,
+            "expected_version": installed(engine_name), **extra}
+
+
+@pytest.fixture(scope="module")
+def suite(tmp_path_factory):
+    return load_suite(str(write_suite(tmp_path_factory.mktemp("suite"), ARTICLES)))
+
+
+@pytest.fixture(scope="module")
+def pages():
+    server = Pages()
+    yield server
+    server.close()
+
+
+POLICY = RuntimePolicy(timeout_s=60.0, retries=0)  # generous: CI machines may be loaded
+ENGINE_NAMES = sorted(ENGINES)
+
+
+@pytest.fixture(autouse=True)
+def no_engine_left_behind(tmp_path, monkeypatch, pages):
+    """Profiles of this test's engines go under its tmp_path, so the check sees only its own processes
+    (other xdist workers run engines at the same time)."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    yield
+    assert engine_processes(str(tmp_path)) == [] and engine_processes(pages.base) == []
+
+
+@pytest.mark.parametrize("engine_name", ENGINE_NAMES)
+def test_markdown_route_converts_the_rendered_dom(engine_name, suite, pages):
+    provider = HeadlessMarkdown("m", options(engine_name))
+    result = call_provider(provider, suite.cases[0], pages.base + "/late", POLICY)
+    assert result.success, result.error_message
+    assert result.content_format == "markdown" and "# Late page" in result.content
+    assert "Written by the server." in result.content and "setTimeout" not in result.content
+    assert result.metadata.engine == f"{engine_name} {provider.version}"
+    assert result.title == "Late page"
+    if "upstream_status" in ENGINES[engine_name].records:
+        assert result.metadata.upstream_status == 200 and result.final_url == pages.base + "/late"
+    else:  # --dump-dom exits 0 whatever the page answered: the status stays unknown, never guessed
+        assert result.metadata.upstream_status is None
+
+
+@pytest.mark.parametrize("engine_name", ENGINE_NAMES)
+def test_html_route_returns_the_rendered_html(engine_name, suite, pages):
+    provider = HeadlessHtml("h", options(engine_name))
+    result = call_provider(provider, suite.cases[0], pages.base + "/late", POLICY)
+    assert result.success, result.error_message
+    assert result.content_format == "html" and "<h1>Late page</h1>" in result.content
+    assert provider.output_contract == "rendered_html"
+
+
+@pytest.mark.parametrize("engine_name", ["chromium-cdp", "jsdom"])
+def test_status_redirects_and_final_url_are_reported(engine_name, suite, pages):
+    provider = HeadlessMarkdown("m", options(engine_name))
+    moved = call_provider(provider, suite.cases[0], pages.base + "/redirect", POLICY)
+    assert moved.success and moved.final_url == pages.base + "/late"
+    assert moved.metadata.redirects == [pages.base + "/late"]
+    missing = call_provider(provider, suite.cases[0], pages.base + "/missing", POLICY)
+    assert not missing.success and missing.error_type is ErrorType.UPSTREAM_STATUS
+    assert missing.metadata.upstream_status == 404 and "no such page" in missing.content
+
+
+@pytest.mark.parametrize("engine_name", ["chromium-cdp", "jsdom"])
+def test_selector_completion_waits_for_script_written_text(engine_name, suite, pages):
+    at_load = call_provider(HeadlessMarkdown("m", options(engine_name)), suite.cases[0], pages.base + "/late", POLICY)
+    assert "written by a script" not in at_load.content
+    waited = HeadlessMarkdown("m", options(engine_name, completion={"selector": "p.late", "min_count": 3,
+                                                                    "timeout_ms": 30000}))
+    result = call_provider(waited, suite.cases[0], pages.base + "/late", POLICY)
+    assert result.success, result.error_message
+    assert "Paragraph 3 written by a script after the load event." in result.content
+
+
+def test_virtual_time_budget_lets_one_shot_chromium_see_timers(suite, pages):
+    provider = HeadlessMarkdown("m", options("chromium-dump-dom", completion={"wait": "virtual_time",
+                                                                             "virtual_time_budget_ms": 3000}))
+    result = call_provider(provider, suite.cases[0], pages.base + "/late", POLICY)
+    assert result.success and "Paragraph 3 written by a script" in result.content
+
+
+@pytest.mark.parametrize("engine_name", ["chromium-cdp", "jsdom"])
+def test_an_unmet_selector_fails_as_timeout_and_keeps_the_content(engine_name, suite, pages):
+    provider = HeadlessHtml("h", options(engine_name, completion={"selector": "p.late", "min_count": 5,
+                                                                  "timeout_ms": 1500}))
+    result = call_provider(provider, suite.cases[0], pages.base + "/late", POLICY)
+    assert not result.success and result.error_type is ErrorType.TIMEOUT
+    assert re.search(r"3 of 5 'p.late'", result.error_message)
+    assert "Written by the server." in result.content
+
+
+def test_frame_and_text_scope_2_extract_only_the_matched_elements(suite, pages):
+    provider = HeadlessMarkdown("m", options("chromium-cdp", text_scope=2, completion={
+        "selector": "p.late", "min_count": 3, "frame": "content", "timeout_ms": 30000}))
+    result = call_provider(provider, suite.cases[0], pages.base + "/frame", POLICY)
+    assert result.success, result.error_message
+    assert "Paragraph 1 written by a script" in result.content
+    assert "Outer text." not in result.content and "Written by the server." not in result.content
+
+
+@pytest.mark.parametrize("engine_name", ENGINE_NAMES)
+def test_the_deadline_kills_the_engine_and_nothing_is_left_running(engine_name, suite, pages):
+    provider = HeadlessMarkdown("m", options(engine_name))
+    result = call_provider(provider, suite.cases[0], pages.base + "/hang", RuntimePolicy(timeout_s=3.0, retries=0))
+    assert not result.success and result.error_type is ErrorType.TIMEOUT
+    assert "killed" in result.error_message  # by the adapter itself, not abandoned by the watchdog
+    assert engine_processes(os.path.join(tempfile.gettempdir(), PROFILE_PREFIX)) == []
+    assert engine_processes(pages.base) == []
+
+
+def test_a_refused_connection_is_a_connect_failure(suite):
+    import socket
+
+    with socket.socket() as sock:  # a port nothing listens on
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    for engine_name in ENGINE_NAMES:
+        result = call_provider(HeadlessMarkdown("m", options(engine_name)), suite.cases[0],
+                               f"http://127.0.0.1:{port}/x", POLICY)
+        assert result.error_type is ErrorType.CONNECT, (engine_name, result.error_message)
+
+
+def test_file_delivery_with_dom_completion_is_refused_before_the_engine_starts(suite, pages):
+    provider = HeadlessMarkdown("m", options("chromium-cdp", completion={"selector": "article"}))
+    case = suite.cases[0].model_copy(update={"delivery": Delivery.FILE})
+    result = call_provider(provider, case, pages.base + "/late", POLICY)
+    assert result.error_type is ErrorType.UNSUPPORTED and "rendered-page condition" in result.error_message
+    assert len(result.attempts) == 1 and result.attempts[0].upstream_status is None
+
+
+def test_a_version_mismatch_stops_the_provider_before_any_call(suite, pages):
+    version = installed("chromium-dump-dom")
+    provider = HeadlessMarkdown("m", {**options("chromium-dump-dom"), "expected_version": "1"})
+    result = call_provider(provider, suite.cases[0], pages.base + "/late", POLICY)
+    assert result.error_type is ErrorType.INFRASTRUCTURE
+    assert f"is version {version} but the configuration expects 1" in result.error_message
+
+
+def test_readability_js_returns_the_article(suite, pages):
+    provider = ReadabilityJs("r", {"binary": "node", "expected_version": installed("jsdom"),
+                                   "completion": {"selector": "p.late", "min_count": 3, "timeout_ms": 30000}})
+    result = call_provider(provider, suite.cases[0], pages.base + "/late", POLICY)
+    assert result.success, result.error_message
+    assert result.content.startswith("# Late page") and "Paragraph 2 written by a script" in result.content
+    assert result.metadata.engine.startswith("readability-js 0.6.0 on jsdom ")
+
+
+def test_readability_js_refuses_another_readability_version(suite, pages):
+    provider = ReadabilityJs("r", {"binary": "node", "expected_version": installed("jsdom"),
+                                   "readability_version": "0.5.0"})
+    result = call_provider(provider, suite.cases[0], pages.base + "/late", POLICY)
+    assert result.error_type is ErrorType.INFRASTRUCTURE and "expects @mozilla/readability 0.5.0" in result.error_message
+
+
+CRAWL4AI_PYTHON = os.environ.get("LEXBENCH_CRAWL4AI_PYTHON", "")
+"""An interpreter with the crawl4ai extra (e.g. a separate venv); the test is skipped without one."""
+
+
+def test_crawl4ai_without_the_extra_is_skipped_with_the_reason(suite, pages, tmp_path):
+    bare = tmp_path / "python"
+    bare.symlink_to("/usr/bin/python3" if os.path.exists("/usr/bin/python3") else which("python3"))
+    provider = Crawl4ai("c", {"binary": "/usr/bin/chromium", "expected_version": installed("chromium-cdp"),
+                              "python": str(bare)})
+    result = call_provider(provider, suite.cases[0], pages.base + "/late", POLICY)
+    assert result.error_type is ErrorType.INFRASTRUCTURE
+    assert "crawl4ai is not installed in" in result.error_message and "pip install -e '.[crawl4ai]'" in result.error_message
+
+
+@pytest.mark.skipif(not CRAWL4AI_PYTHON, reason="set LEXBENCH_CRAWL4AI_PYTHON to an interpreter with the crawl4ai extra")
+def test_crawl4ai_drives_system_chromium_over_cdp(suite, pages):
+    provider = Crawl4ai("c", {"binary": "/usr/bin/chromium", "expected_version": installed("chromium-cdp"),
+                              "python": CRAWL4AI_PYTHON,
+                              "completion": {"selector": "p.late", "min_count": 3, "timeout_ms": 30000}})
+    result = call_provider(provider, suite.cases[0], pages.base + "/late", RuntimePolicy(timeout_s=40.0, retries=0))
+    assert "Paragraph 3 written by a script" in result.content
+    assert result.metadata.upstream_status == 200 and result.metadata.engine.startswith("crawl4ai 0.9.5 on chromium")
