@@ -17,13 +17,16 @@ from lexbench.errors import ConfigError
 from lexbench.providers.base import Provider
 from lexbench.providers.config import ProviderConfig, ProviderSpec, builtin_provider_config, load_provider_config
 from lexbench.providers.guard import NetworkGuard
+from lexbench.providers.headless import ENGINE_PROVIDER_TYPES
 from lexbench.providers.http import HttpBoundary
 from lexbench.providers.local import HttpMarkdownify, Readability, ReferenceEcho, Trafilatura
 from lexbench.providers.policy import FetchError, RuntimePolicy, call_provider
 from lexbench.providers.result import ErrorType, ProviderResult
+from lexbench.providers.thirdparty import WORKER_PROVIDER_TYPES
 
 PROVIDER_TYPES: dict[str, type[Provider]] = {
-    cls.type_name: cls for cls in (HttpMarkdownify, Trafilatura, Readability, ReferenceEcho)
+    cls.type_name: cls
+    for cls in (HttpMarkdownify, Trafilatura, Readability, ReferenceEcho, *ENGINE_PROVIDER_TYPES, *WORKER_PROVIDER_TYPES)
 }
 """Every provider type by its type name. Add a type with :func:`register_provider_type`."""
 
