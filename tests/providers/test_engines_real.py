@@ -34,17 +34,23 @@ LATE_PAGE = b"""<!doctype html><html><head><title>Late page</title></head><body>
 }, 400);</script></body></html>"""
 FRAME_PAGE = b"""<!doctype html><html><head><title>Framed</title></head><body><p>Outer text.</p>
 <iframe name="content" src="/late"></iframe></body></html>"""
+OUTSIDE_PAGE = b"""<!doctype html><html><head><title>Outside</title><script src="OUTSIDE/script.js"></script></head>
+<body><p>Replayed text.</p></body></html>"""
+SCRIPT = b"document.addEventListener('DOMContentLoaded', function () { document.body.append('Fetched from outside.'); });"
 
 
 class Pages:
-    """Loopback pages: /late, /frame, /redirect (302 → /late), /missing (404), /hang (never answers)."""
+    """Loopback pages on ``host``: /late, /frame, /redirect (302 → /late), /missing (404), /hang (never
+    answers), /outside (a script from ``outside``), /script.js; ``hits`` lists the paths asked for."""
 
-    def __init__(self) -> None:
+    def __init__(self, host: str = "127.0.0.1", outside: str = "") -> None:
         self.stop = threading.Event()
+        self.hits: list[str] = []
         pages = self
 
         class Handler(BaseHTTPRequestHandler):
             def do_GET(self) -> None:  # noqa: N802
+                pages.hits.append(self.path)
                 if self.path == "/hang":
                     pages.stop.wait(30)  # bounded: the test's deadline is far shorter
                     return
@@ -54,7 +60,8 @@ class Pages:
                     self.send_header("Content-Length", "0")
                     self.end_headers()
                     return
-                body = {"/late": LATE_PAGE, "/frame": FRAME_PAGE}.get(self.path)
+                outside_page = OUTSIDE_PAGE.replace(b"OUTSIDE", outside.encode())
+                body = {"/late": LATE_PAGE, "/frame": FRAME_PAGE, "/outside": outside_page, "/script.js": SCRIPT}.get(self.path)
                 self.send_response(200 if body else 404)
                 body = body or b"<html><head><title>Not found</title></head><body>no such page</body></html>"
                 self.send_header("Content-Type", "text/html; charset=utf-8")
@@ -65,10 +72,10 @@ class Pages:
             def log_message(self, format: str, *args: object) -> None:
                 pass
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server = ThreadingHTTPServer((host, 0), Handler)
         self.server.daemon_threads = True
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
-        self.base = f"http://127.0.0.1:{self.server.server_address[1]}"
+        self.base = f"http://{host}:{self.server.server_address[1]}"
 
     def close(self) -> None:
         self.stop.set()
@@ -107,8 +114,16 @@ def suite(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def pages():
-    server = Pages()
+def outside():
+    """A second server on another loopback address: in replay mode no engine may reach it."""
+    server = Pages(host="127.0.0.2")
+    yield server
+    server.close()
+
+
+@pytest.fixture(scope="module")
+def pages(outside):
+    server = Pages(outside=outside.base)
     yield server
     server.close()
 
@@ -206,6 +221,18 @@ def test_the_deadline_kills_the_engine_and_nothing_is_left_running(engine_name, 
     assert "killed" in result.error_message  # by the adapter itself, not abandoned by the watchdog
     assert engine_processes(os.path.join(tempfile.gettempdir(), PROFILE_PREFIX)) == []
     assert engine_processes(pages.base) == []
+
+
+@pytest.mark.parametrize("engine_name", ENGINE_NAMES)
+def test_in_replay_mode_the_engine_reaches_only_the_replay_server(engine_name, suite, pages, outside):
+    provider = HeadlessMarkdown("m", options(engine_name))
+    url = pages.base + "/outside"
+    replayed = call_provider(provider, suite.cases[0], url, POLICY)
+    assert replayed.success and "Replayed text." in replayed.content
+    assert "Fetched from outside." not in replayed.content and outside.hits == []
+    live = call_provider(provider, suite.cases[0].model_copy(update={"url": url}), url, POLICY)  # the case's own URL
+    assert "Fetched from outside." in live.content and outside.hits == ["/script.js"]
+    outside.hits.clear()
 
 
 def test_a_refused_connection_is_a_connect_failure(suite):
