@@ -66,6 +66,9 @@ CONNECTORS = frozenset(
 )
 """Attribution syntax that may surround a name on its own line: "by Alice", "Alice says:", "von Bob"."""
 
+ATTRIBUTION = frozenset("by von par por di door from de".split())
+"""Words that put the following name in the author's place on a post's header line: "#12 by Alice"."""
+
 _QUOTE_ATTRIBUTION = re.compile(
     r"^(?:(?P<before>.+?)\s+(?:wrote|said|says|schrieb|a écrit|escribió|scrisse|schreef|disse)\b.*"
     r"|(?:quote|quoting|zitat|citation|cita|citazione|citaat)\b\s*(?:from|von|de|di|van|:)?\s*:?\s*(?P<after>.+?))\s*:?$",
@@ -79,8 +82,8 @@ MAX_COLON_NAME_WORDS = 4
 
 
 def strip_counts(label: str) -> str:
-    """``label`` in label normal form without count decorations: "Comments (12)" → "comments",
-    "12 Responses" → "responses", "#4" → ""."""
+    """``label`` in label normal form without count decorations and edge punctuation:
+    "Comments (12)" → "comments", "12 Responses:" → "responses", "#4" → ""."""
     return _strip_counts(label_normalise(label))
 
 
@@ -89,7 +92,8 @@ def _strip_counts(text: str) -> str:
     previous = None
     while previous != text:
         previous = text
-        text = _TRAILING_COUNT.sub("", _LEADING_COUNT.sub("", text)).strip()
+        # Counts and the punctuation around a label ("Reply:", "(3)", "…") are decoration.
+        text = _PUNCT_EDGES.sub("", _TRAILING_COUNT.sub("", _LEADING_COUNT.sub("", text))).strip()
     return "" if text.lstrip("#").isdigit() else text
 
 

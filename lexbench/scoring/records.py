@@ -30,7 +30,7 @@ import lxml.html
 
 from lexbench.dataset.case import CommentContract, PostContract
 from lexbench.scoring.labels import (
-    CONNECTORS,
+    ATTRIBUTION,
     MAX_COLON_NAME_WORDS,
     LabelSet,
     is_timestamp,
@@ -51,6 +51,14 @@ MAX_DETAIL_RECORDS = 40
 """At most this many records are listed in a component's details (reports stay small)."""
 
 _COLON_LABEL = re.compile(r"^(?P<name>[^:：]{1,64}?)\s*[:：]\s+(?P<text>\S.*)$")
+# A label line whose text follows on the next lines: "Alice says:", "Bob wrote:", "Carol:".
+_COLON_LINE = re.compile(
+    r"^(?P<name>[^:：]{1,64}?)(?P<verb>\s+(?:says|said|wrote|writes|replied|schrieb|sagt|dit|a écrit|escribió|dice|"
+    r"scrisse|schreef))?\s*[:：]$",
+    re.I,
+)
+MAX_BARE_COLON_WORDS = 3
+"""A plain "Name:" line (no attribution verb) names an author only up to this many words."""
 
 
 # --- results -----------------------------------------------------------------------------------------
@@ -172,7 +180,12 @@ def _author_line(unit: Unit, labels: _Labels, *, skip_link: Callable[[str], bool
     if unit.kind == HEADING:
         if heading_floor is not None and unit.level <= heading_floor:
             return None
-        candidates.append(unit.text)
+        labelled = _COLON_LINE.match(unit.text.strip())
+        if labelled is None:
+            candidates.append(unit.text)
+        elif labelled.group("verb"):
+            candidates.append(labelled.group("name"))  # "Alice says:" as a heading
+        # else a heading such as "Similar Posts:" labels a section; it names nobody
     for candidate in candidates:
         if labels.author_ok(candidate) and name_residue(unit.text, candidate, labels.metadata):
             return _clean(candidate)
@@ -180,8 +193,18 @@ def _author_line(unit: Unit, labels: _Labels, *, skip_link: Callable[[str], bool
 
 
 def _colon_author(unit: Unit, labels: _Labels) -> tuple[str, str] | None:
-    """``("Alice", "Great piece")`` for a colon-labelled line "Alice: Great piece", else ``None``."""
+    """A colon-labelled author (SPEC §3.5): ``("Alice", "Great piece")`` for "Alice: Great piece",
+    ``("Alice", "")`` for a label line "Alice says:" or "Alice:" whose text follows; else ``None``."""
     if unit.kind in (CODE, HEADING) or unit.quoted:
+        return None
+    line = _COLON_LINE.match(unit.text.strip())
+    if line is not None:
+        name = line.group("name").strip()
+        words = len(label_normalise(name).split())
+        if labels.author_ok(name) and not is_timestamp(name) and (
+            line.group("verb") or words <= MAX_BARE_COLON_WORDS
+        ) and words <= MAX_COLON_NAME_WORDS:
+            return _clean(name), ""
         return None
     match = _COLON_LABEL.match(unit.text)
     if match is None:
@@ -316,7 +339,7 @@ def _text_comment_drafts(units: Sequence[Unit], section: CommentSection, labels:
         # A colon line right under an author line is that author's text ("Update: …"), not a new author.
         colon = _colon_author(unit, labels) if current is None or current.texts else None
         if colon is not None:
-            current = _Draft(colon[0], [colon[1]], [link.href for link in unit.links])
+            current = _Draft(colon[0], [colon[1]] if colon[1] else [], [link.href for link in unit.links])
             drafts.append(current)
             continue
         if current is None:
@@ -529,7 +552,7 @@ def _attribution_in_link_line(unit: Unit, links: PostLinks, labels: _Labels) -> 
         norm = label_normalise(name)
         position = text.find(norm)
         before = text[:position].split()
-        if before and before[-1].strip(",:;·|-") in CONNECTORS:
+        if before and before[-1].strip(",:;·|-") in ATTRIBUTION:
             return _clean(name)
         if fallback is None and (first_owned < 0 or 0 <= position < first_owned):
             fallback = _clean(name)
@@ -558,8 +581,13 @@ def _text_posts(units: Sequence[Unit], labels: _Labels, links: PostLinks, route:
         if unit.quoted or unit.kind == CODE:
             continue  # a link inside a quote is a quoted post, not an outer record
         keys = list(dict.fromkeys(k for link in unit.links if (k := links.key(link.href))))
-        if keys:
-            occurrences.append((index, keys))
+        if not keys:
+            continue
+        if occurrences and set(keys) <= set(occurrences[-1][1]) and all(
+            only_metadata(units[between].text, labels.metadata) for between in range(occurrences[-1][0] + 1, index)
+        ):
+            continue  # the same link again in the same post header ("date" and "#2"): one occurrence
+        occurrences.append((index, keys))
     if not occurrences:
         count.note = "no owned post-detail link in the answer"
         return count
@@ -584,12 +612,9 @@ def _text_posts(units: Sequence[Unit], labels: _Labels, links: PostLinks, route:
                 name, at = _author_line(unit, labels, skip_link=skip_owned), ahead
                 break
         if name is None:
-            for back in range(index - 1, max(previous, index - 4), -1):
-                unit = units[back]
-                if unit.kind != CODE and only_metadata(unit.text, labels.metadata):
-                    continue
-                name, at = _author_line(unit, labels, skip_link=skip_owned), back
-                break
+            found = _preceding_author(units, index, previous, labels, skip_owned)
+            if found is not None:
+                name, at = found
         authors.append((name, at if name is not None else index))
     consumed = {at for name, at in authors if name is not None}
 
@@ -620,6 +645,28 @@ def _text_posts(units: Sequence[Unit], labels: _Labels, links: PostLinks, route:
             count.reject(reason)
     count.records = list(qualified.values())
     return count
+
+
+PRECEDING_WINDOW = 8
+"""How many lines above a post link may hold its author (a post header: avatar, name, title, stats)."""
+
+
+def _preceding_author(units: Sequence[Unit], index: int, previous: int, labels: _Labels,
+                      skip_owned: Callable[[str], bool]) -> tuple[str, int] | None:
+    """The author named in the lines just above a post link (preceding-line attribution), never
+    crossing the previous post link. A linked author heading wins over a plain heading, which wins
+    over a linked or bold name line; ties go to the nearest."""
+    best: tuple[int, int, str] | None = None
+    for back in range(index - 1, max(previous, index - 1 - PRECEDING_WINDOW), -1):
+        unit = units[back]
+        name = _author_line(unit, labels, skip_link=skip_owned)
+        if name is None:
+            continue
+        linked = any(label_normalise(link.text) == label_normalise(name) for link in unit.links)
+        rank = (0 if linked else 1) if unit.kind == HEADING else 2
+        if best is None or rank < best[0]:
+            best = (rank, back, name)
+    return (best[2], best[1]) if best is not None else None
 
 
 def _segment_text(units: Sequence[Unit], start: int, end: int, consumed: set[int], author: str,

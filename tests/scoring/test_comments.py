@@ -269,3 +269,20 @@ def test_comment_contract_without_html_selectors_reads_html_as_text(case: Case) 
     plain = make_comment_case(comments=comment_contract(html=None))
     verdict = evaluate_response(plain, answer(html_page(extra_body=comments_html()), "html"))
     assert comments_of(verdict).passed is True
+
+
+def test_a_colon_label_line_names_the_author_of_the_text_below(case: Case) -> None:
+    # WordPress without a commenter URL: "Name says:" on its own line, the comment underneath.
+    section = "### 6 Responses to “The Last Lighthouse Keeper”\n\n" + "\n\n".join(
+        f"{i}. {author} says:\n\n   March 3, 2026 at 4:12 pm\n\n   {text}\n\n   Reply"
+        for i, (_id, author, text) in enumerate(COMMENTS, start=1)
+    )
+    assert_comments(evaluate_response(case, answer(article_markdown_with(section))), 6)
+
+
+def test_a_section_label_heading_names_nobody(case: Case) -> None:
+    # "Similar Posts:" between the ending and the comments is a section label, not an author heading.
+    section = "### Similar Posts:\n\n- [Ferry timetable](https://gazette.example/ferry)\n\n" + \
+        comments_markdown(COMMENTS[:2], style="bold", heading=None)
+    verdict = evaluate_response(case, answer(article_markdown_with(section)))
+    assert [d["author"] for d in comments_of(verdict).details[1:]] == ["Ilse Marten", "Rob Tiernan"]

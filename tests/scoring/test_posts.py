@@ -177,3 +177,15 @@ def test_non_author_labels_are_part_of_the_contract(case: Case) -> None:
     relaxed = make_post_case(posts=post_contract(non_author_labels=[]))
     content = "\n\n".join(f"**Harbourmaster**\n\n[open]({post_link(n)})\n\n{t}" for n, _a, t in POSTS)
     assert posts_of(evaluate_response(relaxed, answer(content))).measured == 6
+
+
+def test_a_post_header_repeating_its_link_is_one_post(case: Case) -> None:
+    # Forum engines repeat the permalink ("date" and "#2") and put the author heading, title and
+    # stats above it; the text follows the second link.
+    posts = "\n\n".join(
+        f"#### [{a}]({profile(a)})\n\n##### Senior Member\n\nJoined: 2019\n\n[3 days ago]({post_link(n)})\n\n"
+        f"* [#{n}]({post_link(n)})\n\n{t}" for n, a, t in POSTS
+    )
+    verdict = evaluate_response(case, answer(f"# {FORUM_TITLE}\n\n{posts}\n"))
+    assert posts_of(verdict).measured == 6
+    assert [d["author"] for d in posts_of(verdict).details[1:3]] == ["skipper_ana", "Tom Farrell"]
