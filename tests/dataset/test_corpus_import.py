@@ -248,7 +248,8 @@ def test_unknown_format_lists_the_known_ones(tmp_path):
         import_corpus("dragnet", tmp_path, tmp_path / "out")
     for name in ("scrapinghub-aeb", "mozilla-readability", "magic-html-bench"):
         assert name in str(err.value)
-    assert known_formats() == ["magic-html-bench", "mozilla-readability", "scrapinghub-aeb"]
+    assert known_formats() == ["harvest-forums", "magic-html-bench", "mozilla-readability", "reviewed-suite",
+                               "scrapinghub-aeb"]
 
 
 def test_refuses_to_overwrite_a_non_empty_output(tmp_path):

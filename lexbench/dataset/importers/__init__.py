@@ -8,6 +8,7 @@ writes a new suite directory::
       cohort.json                     imported pages as approved candidates, skipped positions as gaps
       evidence/captures/<case>.html   the page's decompressed original bytes, unchanged
       evidence/references/<case>.txt  the reference body: one paragraph per line, no trailing newline
+                                      (post collections have none: their contract is the posts floor)
       dataset.json                    compiled by lexbench.dataset.suite.build_suite, which also writes
       dataset-catalog.json, tasks.json, source-inputs.json   the public bindings (no registry entry)
       import-report.json              imported ids, skipped pages with reasons, flags, format notes
@@ -38,7 +39,7 @@ from lexbench.dataset.case import (
 from lexbench.dataset.bindings import BINDING_FILES, DATASET_NAME
 from lexbench.dataset.cohort import COHORT_NAME, Gap, initial_cohort
 from lexbench.dataset.compile import bind_reference, describe_validation_error, dump_json, sha256_bytes, write_new
-from lexbench.dataset.importers import aeb, magic_html, readability
+from lexbench.dataset.importers import aeb, harvest, magic_html, readability, reviewed
 from lexbench.dataset.importers.common import (
     TASK_PROMPT,
     CorpusFormat,
@@ -59,7 +60,7 @@ from lexbench.errors import CorpusImportError
 __all__ = ["FORMATS", "ImportReport", "SkippedPage", "import_corpus", "known_formats"]
 
 FORMATS: dict[str, CorpusFormat] = {
-    fmt.name: fmt for fmt in (aeb.FORMAT, readability.FORMAT, magic_html.FORMAT)
+    fmt.name: fmt for fmt in (aeb.FORMAT, readability.FORMAT, magic_html.FORMAT, harvest.FORMAT, reviewed.FORMAT)
 }
 """Registered corpus formats by ``--format`` name."""
 
@@ -116,7 +117,8 @@ def import_corpus(
                 if duplicate:
                     raise PageError(duplicate)
                 page = loader(row)
-                rule, reference = build_rule(page, position)
+                # A format may build its own rules (e.g. post collections without a body).
+                rule, reference = getattr(fmt, "build_rule", build_rule)(page, position)
                 claim_case_id(rule.id, seen_ids, where=f"{source / '_index.tsv'}: line {row.line}")
             except SkipPage as skip:
                 report.skipped.append(SkippedPage(position, row.key, row.html_file, str(skip)))
@@ -126,9 +128,9 @@ def import_corpus(
                     raise
                 report.skipped.append(SkippedPage(position, row.key, row.html_file, str(exc)))
                 continue
-            assert rule.body is not None  # build_rule always makes a body contract
             writer.write(Path("evidence") / rule.capture.path, page.capture)
-            writer.write(Path("evidence") / rule.body.reference.path, reference.encode("utf-8"))
+            if rule.body is not None and reference is not None:
+                writer.write(Path("evidence") / rule.body.reference.path, reference.encode("utf-8"))
             rules.append(rule)
             report.imported.append(rule.id)
             report.imported_keys.append(row.key)
@@ -138,7 +140,8 @@ def import_corpus(
         if not rules:
             reasons = "; ".join(s.reason for s in report.skipped[:3]) or "the index lists no pages"
             raise CorpusImportError(f"{source}: no page could be imported ({reasons})")
-        suite = SuiteInfo(
+        # A reviewed suite brings its own identity and cohort; a corpus import is unreviewed, revision 1.
+        suite = fmt.suite_info() if hasattr(fmt, "suite_info") else SuiteInfo(
             id=fmt.suite_id,
             revision=1,
             name=fmt.suite_name,
@@ -147,7 +150,11 @@ def import_corpus(
         )
         suite_rules = Rules(suite=suite, cases=rules)
         writer.write(Path("rules.json"), dump_json(suite_rules.model_dump(mode="json")))
-        writer.write(Path(COHORT_NAME), dump_json(import_cohort(suite_rules, report, fmt.name, source)))
+        reviewed_cohort = source / COHORT_NAME if hasattr(fmt, "suite_info") else None
+        if reviewed_cohort is not None and reviewed_cohort.is_file():
+            writer.write(Path(COHORT_NAME), reviewed_cohort.read_bytes())
+        else:
+            writer.write(Path(COHORT_NAME), dump_json(import_cohort(suite_rules, report, fmt.name, source)))
         from lexbench.dataset.suite import build_suite  # late: suite imports compile, keep import order simple
 
         writer.created += [output / name for name in (DATASET_NAME, *BINDING_FILES)]

@@ -61,8 +61,10 @@ class IndexRow:
 class Page:
     """What a format module extracts from one index row.
 
-    ``reference`` is the reference body as paragraph lines; ``capture`` the decompressed page bytes;
-    ``key_tag`` the short corpus-key part of the slug; ``flags`` importer notes for the case.
+    ``reference`` is the reference body as paragraph lines (empty for post collections);
+    ``capture`` the decompressed page bytes; ``key_tag`` the short corpus-key part of the slug;
+    ``flags`` importer notes for the case; ``extra`` format-specific data for the format's own
+    ``build_rule`` (e.g. the annotated posts of a forum thread).
     """
 
     row: IndexRow
@@ -73,6 +75,7 @@ class Page:
     reference_file: Path
     key_tag: str
     flags: list[str] = field(default_factory=list)
+    extra: dict[str, Any] = field(default_factory=dict)
 
 
 class CorpusFormat(Protocol):

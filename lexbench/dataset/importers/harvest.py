@@ -1,0 +1,259 @@
+"""``harvest-forums``: Harvest's forum-post gold documents as post collections (SPEC §3.6, §4).
+
+Layout: ``_index.tsv`` (``html_file`` names ``goldDocuments/<name>.json.gz (field "html")``) and
+``goldDocuments/<name>.json.gz`` = ``{"id", "url", "html", "text", "gold_standard_annotation": [{"post_text",
+"user", "datetime", "post_link"?}]}``, each annotation field ``{"surface_form", "start", "end"}`` with
+offsets into ``text`` (a plain rendering), not into the HTML.
+
+What the annotations allow, and what this importer makes of them:
+
+- **baseline** — the annotated posts with a non-empty user and post text whose annotated post link
+  is a real link target of the page (distinct links; the first post's link is often the thread URL).
+- **post_link_pattern** — the annotated links, made absolute against the thread URL, escaped, with
+  numeric ids generalised to ``\\d+`` (session ids and other hex runs stay literal).
+- **no HTML selectors** — the offsets point into a text rendering, not the DOM, so HTML answers use
+  the structured text parser.
+- **page identity** — the first words of the first annotated post; no title (none is annotated).
+- **label lists** — explicit and empty: nothing was reviewed beyond the annotation.
+
+Pages without real post links (the annotation names anchors that are not link targets, or has no
+links), or whose posts exist only in ``<noscript>``, are skipped with the reason.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from datetime import date
+from pathlib import Path
+from typing import Any
+from urllib.parse import urljoin
+
+import lxml.html
+from pydantic import ValidationError
+
+from lexbench.dataset.case import Capture, CaseKind, CaseRule, PostContract, TitleBasis
+from lexbench.dataset.compile import describe_validation_error, sha256_bytes
+from lexbench.dataset.importers.common import (
+    IndexRow,
+    Page,
+    PageError,
+    SkipPage,
+    case_id,
+    case_lang,
+    case_name,
+    corpus_file,
+    coverage_flags,
+    key_slug,
+    read_index,
+    read_json_file,
+)
+
+CATEGORY = "forum"
+TRACK = "posts"
+TASK_PROMPT = "Fetch the forum thread at its URL and return its readable content, every displayed post with its author."
+OBSERVED = date(2021, 2, 5)
+"""Date of the Harvest corpus commit the gold documents come from (the annotation has no finer date)."""
+IDENTITY_WORDS = 8
+
+_FIELD_SUFFIX = re.compile(r'\s*\(field\s+"?html"?\)\s*$')
+# A run of digits that is not part of a hex token (session ids stay literal, post ids generalise).
+_ID_DIGITS = re.compile(r"(?<![0-9A-Fa-f])\d+(?![0-9A-Fa-f])")
+_WORD = re.compile(r"\w+")
+_TAG = re.compile(r"</?[A-Za-z][^>]*>")
+_TAG_NAMES = frozenset({"p", "br", "div", "span", "em", "strong", "li", "ul", "ol"})  # kept as text by some annotations
+
+
+class HarvestFormat:
+    """Importer for a ``harvest-forums`` corpus folder (post collections)."""
+
+    name = "harvest-forums"
+    suite_id = "harvest-forums"
+    suite_name = "Harvest forum threads, post collections (imported)"
+    description = (
+        "Imported from the Harvest forum-post gold documents, https://github.com/fhgr/harvest at commit "
+        "f778b0a4112259ad246c8ac57e9d51eb149ab9ef (corpus/goldDocuments), Apache-2.0 licence; page HTML is "
+        "copyright of the original sites. Each thread is a post_collection case whose posts v2 contract counts "
+        "owned post-detail links with an author and post text; the baseline is Harvest's manually corrected "
+        "annotation (Weichselbraun et al., WI-IAT 2020). Imported as-is and not reviewed: no stable groups, "
+        "no title, no HTML selectors, empty label lists."
+    )
+    notes = [
+        "baseline = annotated posts with a user, post text and a post link that is a real link target of the page "
+        "(distinct links); the minimum follows SPEC §3.5 (baseline up to 5, else 80 % rounded up).",
+        "post_link_pattern = the annotated links made absolute against the thread URL, numeric ids generalised.",
+        "no HTML selectors: the annotation offsets point into a text rendering, not into the DOM.",
+        "page identity = the first words of the first annotated post; title not scored (none is annotated).",
+        "label lists are explicit and empty: nothing beyond the annotation was reviewed.",
+    ]
+
+    def rows(self, source: Path) -> list[IndexRow]:
+        """Every index row (each is one thread)."""
+        return read_index(source)
+
+    def open(self, source: Path) -> Callable[[IndexRow], Page]:
+        """The loader of one thread: its gold document, inline HTML and annotated posts."""
+
+        def load(row: IndexRow) -> Page:
+            relative = _document_path(row.html_file)
+            path = corpus_file(source, relative, what="html_file")
+            document, duplicates = read_json_file(path)
+            if duplicates:
+                raise PageError(f"{path}: duplicate keys {sorted(duplicates)}")
+            if not isinstance(document, dict) or not isinstance(document.get("html"), str):
+                raise PageError(f"{path}: expected an object with an 'html' string")
+            url = row.url or str(document.get("url") or "")
+            if not url:
+                raise PageError(f"{path}: no thread URL in the index or the document")
+            annotation = document.get("gold_standard_annotation")
+            if not isinstance(annotation, list):
+                raise PageError(f"{path}: 'gold_standard_annotation' is not a list")
+            posts = qualifying_posts(document["html"], annotation, url, str(document.get("text") or ""))
+            if not posts:
+                raise SkipPage(
+                    "no annotated post has a user, post text and a post link that is a link target of the page "
+                    "(posts only in <noscript>, or anchors that are not links): no posts v2 contract can be built"
+                )
+            return Page(
+                row=row,
+                url=url,
+                capture=document["html"].encode("utf-8"),
+                capture_file=path,
+                reference=[],
+                reference_file=path,
+                key_tag=key_slug(row.key.split(".", 1)[-1], 12),
+                flags=coverage_flags(row),
+                extra={"posts": posts, "annotated": len(annotation)},
+            )
+
+        return load
+
+    def build_rule(self, page: Page, position: int) -> tuple[CaseRule, None]:
+        """The post_collection rule of one thread (no body reference). Raises :class:`PageError`."""
+        row = page.row
+        posts: list[dict[str, Any]] = page.extra["posts"]
+        lang = case_lang(row)
+        cid = case_id(position, lang, page.url, page.key_tag, category=CATEGORY)
+        links = [post["link"] for post in posts] + [post["base_link"] for post in posts]
+        flags = list(page.flags)
+        if len(posts) < page.extra["annotated"]:
+            flags.append("posts_without_link_or_text_not_counted")
+        try:
+            rule = CaseRule(
+                id=cid,
+                name=case_name(row, cid.split("-", 3)[3]),
+                url=page.url,
+                category=CATEGORY,
+                track=TRACK,
+                task_prompt=TASK_PROMPT,
+                kind=CaseKind.POST_COLLECTION,
+                lang=lang,
+                capture=Capture(path=f"captures/{cid}.html", sha256=sha256_bytes(page.capture),
+                                content_type="text/html; charset=utf-8"),
+                title=None,
+                title_basis=TitleBasis.NOT_IN_SOURCE,
+                page_identity=[pattern for pattern in (identity_pattern(posts[0]["text"]),) if pattern],
+                posts=PostContract(
+                    contract_version=2,
+                    baseline=len(posts),
+                    post_link_pattern=link_pattern(links),
+                    ignored_labels=[],
+                    unavailable_notices=[],
+                    non_author_labels=[],
+                    metadata_labels=[],
+                    observed=OBSERVED,
+                    evidence=(
+                        f"Harvest gold annotation: {len(posts)} of {page.extra['annotated']} annotated posts have a "
+                        "user, post text and a post link that is a link target of the page"
+                    ),
+                ),
+                flags=flags,
+            )
+        except ValidationError as exc:
+            raise PageError(f"{page.reference_file}: {describe_validation_error(exc, case_id=cid)}") from None
+        return rule, None
+
+
+def _document_path(html_file: str) -> str:
+    """``goldDocuments/x.json.gz`` from the index cell, which is CSV-quoted and names the JSON field."""
+    value = html_file.strip()
+    if len(value) >= 2 and value[0] == value[-1] == '"':
+        value = value[1:-1].replace('""', '"')
+    return _FIELD_SUFFIX.sub("", value).strip()
+
+
+def _surface(entry: object, field: str) -> str:
+    value = entry.get(field) if isinstance(entry, dict) else None
+    form = value.get("surface_form") if isinstance(value, dict) else None
+    return form.strip() if isinstance(form, str) else ""
+
+
+def qualifying_posts(html: str, annotation: list[object], url: str, rendering: str = "") -> list[dict[str, Any]]:
+    """The annotated posts that count towards the baseline, one per distinct absolute post link:
+    ``{"link", "base_link", "user", "text"}`` in annotation order. A post counts when its user and
+    text are non-empty and its annotated link is a link target both in Harvest's text ``rendering``
+    (rendered as ``[…](link)``; an anchor name is not) and among the page's visible links."""
+    base, targets = _link_targets(html, url)
+    posts: dict[str, dict[str, Any]] = {}
+    for entry in annotation:
+        user, text, link = _surface(entry, "user"), _surface(entry, "post_text"), _surface(entry, "post_link")
+        if not (user and text and link):
+            continue
+        if rendering and not _rendered_as_link(rendering, entry):
+            continue
+        absolute = urljoin(url, link)
+        if absolute in targets and absolute not in posts:
+            # A page's <base href> changes where a relative link points; an answer may keep the link
+            # relative (resolved against the thread URL by the scorer) or make it absolute via <base>.
+            posts[absolute] = {"link": absolute, "base_link": urljoin(base, link), "user": user, "text": text}
+    return list(posts.values())
+
+
+def _rendered_as_link(rendering: str, entry: object) -> bool:
+    span = entry.get("post_link") if isinstance(entry, dict) else None
+    start = span.get("start") if isinstance(span, dict) else None
+    return isinstance(start, int) and start >= 2 and rendering[start - 2 : start] == "]("
+
+
+def _link_targets(html: str, url: str) -> tuple[str, set[str]]:
+    """The page's base URL (``<base href>`` or ``url``) and its visible link targets, resolved against ``url``."""
+    try:
+        root = lxml.html.document_fromstring(html.encode("utf-8"), parser=lxml.html.HTMLParser(encoding="utf-8"))
+    except (lxml.etree.ParserError, ValueError):
+        return url, set()
+    base_element = root.find(".//base[@href]")
+    base = urljoin(url, base_element.get("href").strip()) if base_element is not None else url
+    targets = set()
+    for anchor in root.iter("a"):
+        href = (anchor.get("href") or "").strip()
+        if href and not _inside_noscript(anchor):
+            targets.add(urljoin(url, href))
+    return base, targets
+
+
+def _inside_noscript(element: lxml.html.HtmlElement) -> bool:
+    return any(ancestor.tag == "noscript" for ancestor in element.iterancestors())
+
+
+def link_pattern(links: list[str]) -> str:
+    """A regular expression fully matching every absolute post link given: each escaped, numeric ids
+    generalised to ``\\d+``, distinct shapes joined as alternatives."""
+    shapes = sorted({_ID_DIGITS.sub(r"\\d+", re.escape(link)) for link in links})
+    return shapes[0] if len(shapes) == 1 else "|".join(f"(?:{shape})" for shape in shapes)
+
+
+def identity_pattern(text: str) -> str | None:
+    """A page-identity pattern from a post's opening: the first run of :data:`IDENTITY_WORDS`
+    consecutive words made of letters (markup the annotation kept, numbers and list markers break a
+    run), escaped and separated by any non-word run so reflowed punctuation and spacing still match.
+    ``None`` when the post has no such run."""
+    words = _WORD.findall(_TAG.sub(" ", text))
+    run: list[str] = []
+    for word in words:
+        run = run + [word] if word.isalpha() and word.lower() not in _TAG_NAMES else []
+        if len(run) == IDENTITY_WORDS:
+            return r"\W+".join(re.escape(w) for w in run)
+    return None
+
+
+FORMAT = HarvestFormat()
