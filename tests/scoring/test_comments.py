@@ -286,3 +286,36 @@ def test_a_section_label_heading_names_nobody(case: Case) -> None:
         comments_markdown(COMMENTS[:2], style="bold", heading=None)
     verdict = evaluate_response(case, answer(article_markdown_with(section)))
     assert [d["author"] for d in comments_of(verdict).details[1:]] == ["Ilse Marten", "Rob Tiernan"]
+
+
+def test_comments_in_an_open_disclosure_count(case: Case) -> None:
+    page = html_page(extra_body=f"<details open><summary>Comments</summary>{comments_html()}</details>")
+    assert_comments(evaluate_response(case, answer(page, "html")), 6)
+
+
+def test_a_pingback_counts_through_its_source_identity_only_with_text(case: Case) -> None:
+    pingback = "[Harbour Notes: Lighthouse week](https://notes.example/lighthouse-week) says:\n\n[…] the keeper turned the lens by hand until dawn […]"
+    bare = "[Harbour Notes: Lighthouse week](https://notes.example/lighthouse-week) says:"
+    counted = evaluate_response(case, answer(article_markdown_with(comments_markdown(COMMENTS[:4], style="bold") + "\n\n" + pingback)))
+    assert_comments(counted, 5)
+    uncounted = evaluate_response(case, answer(article_markdown_with(comments_markdown(COMMENTS[:4], style="bold") + "\n\n" + bare)))
+    assert_comments(uncounted, 4)
+
+
+def test_sidebar_comment_widgets_are_not_read_by_the_text_parser(case: Case) -> None:
+    widget = "".join(f"<h4><a href='/u/{i}'>{a}</a></h4><p>{t}</p>" for i, a, t in COMMENTS)
+    page = html_page(extra_body=f"<aside><h3>Recent comments</h3>{widget}</aside>")
+    assert_comments(evaluate_response(case, answer(page, "html")), 0)
+
+
+def test_an_explicit_heading_disambiguates_a_repeated_ending(case: Case) -> None:
+    # The article appears twice (a summary view, then the full text): the section opens at its heading.
+    body = "\n\n".join(PARAGRAPHS)
+    content = f"# Summary\n\n{body}\n\n{article_markdown_with(comments_markdown(style='colon'))}"
+    assert_comments(evaluate_response(case, answer(content)), 6)
+
+
+def test_observed_labels_are_compared_in_label_normal_form(case: Case) -> None:
+    # "ＲＥＰＬＹ" (full width), "**Like**" and "Report (2)" are the reviewed labels Reply, Like, Report.
+    records = [(i, a, label) for (i, a, _t), label in zip(COMMENTS, ["ＲＥＰＬＹ", "**Like**", "Report (2)"] * 2)]
+    assert_comments(evaluate_response(case, answer(article_markdown_with(comments_markdown(records, style="bold")))), 0)
