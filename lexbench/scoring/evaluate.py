@@ -271,9 +271,13 @@ def _page_identity_component(case: Case, projection: Projection) -> ComponentRes
     )
 
 
+_CHROME_REGIONS = frozenset({"navigation", "sidebar", "footer", "controls"})
+
+
 def _chrome(case: Case) -> list[str]:
-    """Stable phrases observed in page chrome: never comment or post authors or text (SPEC §3.5)."""
-    return [p for g in case.stable_groups if g.region.value not in ("title", "article") for p in g.phrases]
+    """Stable phrases observed in page chrome (navigation, sidebar, footer, controls): never comment
+    or post authors or text (SPEC §3.5). Attribution is not chrome: an article's author may reply."""
+    return [p for g in case.stable_groups if g.region.value in _CHROME_REGIONS for p in g.phrases]
 
 
 def _records_component(name: Component, counted: RecordCount, baseline: int, minimum: int) -> ComponentResult:
