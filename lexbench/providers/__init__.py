@@ -5,6 +5,7 @@ The pieces, in the order a call meets them: :mod:`~lexbench.providers.config` (n
 :mod:`~lexbench.providers.base` (the interface), :mod:`~lexbench.providers.policy` (deadline, retries,
 late answers, redaction: :func:`call_provider`), :mod:`~lexbench.providers.http` (the shared HTTP
 boundary) with :mod:`~lexbench.providers.guard` and :mod:`~lexbench.providers.resolve`,
+:mod:`~lexbench.providers.hosted` (one adapter per hosted fetch API),
 :mod:`~lexbench.providers.extraction` (the killable extraction worker), :mod:`~lexbench.providers.result` (what
 comes back).
 """
@@ -18,6 +19,7 @@ from lexbench.providers.base import Provider
 from lexbench.providers.config import ProviderConfig, ProviderSpec, builtin_provider_config, load_provider_config
 from lexbench.providers.guard import NetworkGuard
 from lexbench.providers.headless import ENGINE_PROVIDER_TYPES
+from lexbench.providers.hosted import HOSTED_PROVIDER_TYPES
 from lexbench.providers.http import HttpBoundary
 from lexbench.providers.local import HttpMarkdownify, Readability, ReferenceEcho, Trafilatura
 from lexbench.providers.policy import FetchError, RuntimePolicy, call_provider
@@ -26,7 +28,8 @@ from lexbench.providers.thirdparty import WORKER_PROVIDER_TYPES
 
 PROVIDER_TYPES: dict[str, type[Provider]] = {
     cls.type_name: cls
-    for cls in (HttpMarkdownify, Trafilatura, Readability, ReferenceEcho, *ENGINE_PROVIDER_TYPES, *WORKER_PROVIDER_TYPES)
+    for cls in (HttpMarkdownify, Trafilatura, Readability, ReferenceEcho, *ENGINE_PROVIDER_TYPES, *WORKER_PROVIDER_TYPES,
+                *HOSTED_PROVIDER_TYPES)
 }
 """Every provider type by its type name. Add a type with :func:`register_provider_type`."""
 
