@@ -11,11 +11,20 @@ type                       module                       native endpoint (default
 ``browserbase-fetch``      :mod:`.browserbase`          ``POST api.browserbase.com/v1/fetch``
 ``deepseek-fetch``         :mod:`.deepseek`             ``POST api.deepseek.com/v1/tools/fetch``
 ``crawl4ai-cloud``         :mod:`.crawl4ai_cloud`       ``POST api.crawl4ai.com/v1/scrape``
+``jina-reader``            :mod:`.jina`                 ``POST r.jina.ai/``
+``firecrawl``              :mod:`.firecrawl`            ``POST api.firecrawl.dev/v2/scrape``
+``exa-contents``           :mod:`.exa`                  ``POST api.exa.ai/contents``
+``tavily-extract``         :mod:`.tavily`               ``POST api.tavily.com/extract``
+``cloudflare-markdown``    :mod:`.cloudflare`           ``POST api.cloudflare.com/client/v4/accounts/{id}/browser-rendering/markdown``
+``spider``                 :mod:`.spider`               ``POST api.spider.cloud/scrape``
+``scrapingbee``            :mod:`.scrapingbee`          ``GET app.scrapingbee.com/api/v1/``
+``zyte-api``               :mod:`.zyte`                 ``POST api.zyte.com/v1/extract`` (HTML → Markdown here)
 =========================  ===========================  ==========================================
 
 Every adapter sends the case URL as it is to the service (no filtering by track), never downloads the
 page itself and never substitutes a local browser; rendering and retries inside the service are the
-service's own.
+service's own. Tests: ``tests/providers/test_hosted_adapters.py`` against the loopback fakes in
+``tests/providers/hosted_fakes.py``.
 """
 
 from __future__ import annotations
@@ -24,15 +33,25 @@ from lexbench.providers.hosted.base import HostedProvider, OptionType, excerpt, 
 from lexbench.providers.hosted.brightdata import BrightDataUnlocker
 from lexbench.providers.hosted.browser_use import BrowserUseFetch
 from lexbench.providers.hosted.browserbase import BrowserbaseFetch
+from lexbench.providers.hosted.cloudflare import CloudflareMarkdown
 from lexbench.providers.hosted.crawl4ai_cloud import Crawl4aiCloud
 from lexbench.providers.hosted.deepseek import DeepSeekFetch
+from lexbench.providers.hosted.exa import ExaContents
+from lexbench.providers.hosted.firecrawl import Firecrawl
+from lexbench.providers.hosted.jina import JinaReader
+from lexbench.providers.hosted.scrapingbee import ScrapingBee
+from lexbench.providers.hosted.spider import Spider
+from lexbench.providers.hosted.tavily import TavilyExtract
+from lexbench.providers.hosted.zyte import ZyteApi
 
 HOSTED_PROVIDER_TYPES: tuple[type[HostedProvider], ...] = (
-    BrightDataUnlocker, BrowserUseFetch, BrowserbaseFetch, DeepSeekFetch, Crawl4aiCloud,
+    BrightDataUnlocker, BrowserUseFetch, BrowserbaseFetch, DeepSeekFetch, Crawl4aiCloud, JinaReader, Firecrawl,
+    ExaContents, TavilyExtract, CloudflareMarkdown, Spider, ScrapingBee, ZyteApi,
 )
 """Every hosted adapter, in the order the README's provider table lists them."""
 
 __all__ = [
-    "HOSTED_PROVIDER_TYPES", "BrightDataUnlocker", "BrowserUseFetch", "BrowserbaseFetch", "Crawl4aiCloud", "DeepSeekFetch",
-    "HostedProvider", "OptionType", "excerpt", "json_body", "member", "number", "status_code",
+    "HOSTED_PROVIDER_TYPES", "BrightDataUnlocker", "BrowserUseFetch", "BrowserbaseFetch", "CloudflareMarkdown",
+    "Crawl4aiCloud", "DeepSeekFetch", "ExaContents", "Firecrawl", "HostedProvider", "JinaReader", "OptionType",
+    "ScrapingBee", "Spider", "TavilyExtract", "ZyteApi", "excerpt", "json_body", "member", "number", "status_code",
 ]

@@ -1,0 +1,77 @@
+"""Exa contents: ``POST /contents`` with one URL, a live crawl, the page text back (SPEC §5).
+
+Request: ``x-api-key``, body ``{urls: [url], text: true | {maxCharacters}, livecrawl, livecrawlTimeout?}``.
+Answer ``{requestId, results: [{id, url, title, text}], statuses: [{id, status, error: {tag,
+httpStatusCode}}], costDollars: {total}}``. Per-URL failures arrive inside the 200 in ``statuses``
+(``CRAWL_NOT_FOUND``, ``CRAWL_TIMEOUT``, ``SOURCE_NOT_AVAILABLE``): ``error.httpStatusCode`` is the
+target's status (``upstream_status``); a failure without one is a ``service_error``. Request errors are
+``{requestId, error, tag}``. The text's format is not declared by the service, so it is left for the
+scorer to sniff.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from lexbench.providers.hosted.base import HostedProvider, json_body, member, number, status_code
+from lexbench.providers.http import HttpRequest, HttpResponse
+from lexbench.providers.policy import FetchError
+from lexbench.providers.result import ErrorType, ProviderResult, ResultMetadata
+
+
+class ExaContents(HostedProvider):
+    """Exa contents. Options: ``api_key``, ``livecrawl`` (default ``always``), ``livecrawl_timeout_ms``,
+    ``max_characters``, ``base_url``, ``path``."""
+
+    type_name = "exa-contents"
+    default_base_url = "https://api.exa.ai"
+    default_path = "/contents"
+    options_schema = {"api_key": str, "livecrawl": ("always", "preferred", "fallback", "never"),
+                      "livecrawl_timeout_ms": int, "max_characters": int}
+    defaults = {"livecrawl": "always"}
+
+    def build_request(self, url: str, options: Mapping[str, Any]) -> HttpRequest:
+        text: Any = {"maxCharacters": options["max_characters"]} if options.get("max_characters") else True
+        body: dict[str, Any] = {"urls": [url], "text": text, "livecrawl": options["livecrawl"]}
+        if options.get("livecrawl_timeout_ms"):
+            body["livecrawlTimeout"] = options["livecrawl_timeout_ms"]
+        return HttpRequest("POST", self.endpoint(options), json=body, headers={"x-api-key": options["api_key"]})
+
+    def api_failure(self, response: HttpResponse) -> ProviderResult | None:
+        failed = super().api_failure(response)
+        if failed is None:
+            return None
+        try:
+            request_id = member(json_body(response), "requestId", str, optional=True)
+        except FetchError:
+            request_id = None
+        return failed.model_copy(update={"metadata": failed.metadata.model_copy(
+            update={"request_id": request_id or failed.metadata.request_id})})
+
+    def parse_response(self, response: HttpResponse) -> ProviderResult:
+        body = json_body(response)
+        results = member(body, "results", list)
+        statuses = member(body, "statuses", list, optional=True) or []
+        total = number(member(body, "costDollars.total", float, optional=True))
+        metadata = ResultMetadata(request_id=member(body, "requestId", str, optional=True),
+                                  billing={"costDollars": body["costDollars"]} if total is not None else {},
+                                  cost=total, cost_unit="usd" if total is not None else None)
+        failed = next((s for s in statuses if isinstance(s, dict) and s.get("status") not in (None, "success")), None)
+        result = results[0] if results else None
+        if result is not None and not isinstance(result, dict):
+            raise FetchError(ErrorType.MALFORMED_RESPONSE, "Exa's results[0] is not an object")
+        fields: dict[str, Any] = {"title": member(result, "title", str, optional=True) if result else None,
+                                  "final_url": member(result, "url", str, optional=True) if result else None}
+        content = (member(result, "text", str, optional=True) or "") if result else ""
+        if failed is not None:
+            error = failed.get("error") if isinstance(failed.get("error"), dict) else {}
+            upstream = status_code(error.get("httpStatusCode"))
+            tag = error.get("tag") or failed.get("status")
+            return self.reported_failure(
+                ErrorType.UPSTREAM_STATUS if upstream is not None and not 200 <= upstream < 300 else ErrorType.SERVICE_ERROR,
+                f"Exa reported the URL as {failed.get('status')}: {tag}" + (f" (target HTTP {upstream})" if upstream else ""),
+                response, content, None, **fields, metadata=metadata.model_copy(update={"upstream_status": upstream}))
+        if result is None:
+            raise FetchError(ErrorType.MALFORMED_RESPONSE, "Exa answered with neither a result nor a status for the URL")
+        return self.answer(content, None, **fields, metadata=metadata)

@@ -1,0 +1,59 @@
+"""Spider: ``POST /scrape`` with ``return_format: "markdown"`` (SPEC §5).
+
+Request: ``Authorization: Bearer``, body ``{url, return_format: "markdown", request}`` (``http`` |
+``chrome`` | ``smart``). Answer: a JSON array of ``{url, status, content, error, costs: {total_cost},
+duration_elasped_ms (sic), metadata: {title, final_url}}``. ``status`` is the target's status; target
+errors arrive inside the array (and are billed): an ``error`` without a non-2xx status is a
+``service_error``. API errors are ``{error, status}``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from lexbench.providers.hosted.base import HostedProvider, json_body, member, number, status_code
+from lexbench.providers.http import HttpRequest, HttpResponse
+from lexbench.providers.policy import FetchError
+from lexbench.providers.result import ErrorType, ProviderResult, ResultMetadata
+
+
+class Spider(HostedProvider):
+    """Spider scrape. Options: ``api_key``, ``request`` (``http`` | ``chrome`` | ``smart``), ``base_url``,
+    ``path``."""
+
+    type_name = "spider"
+    default_base_url = "https://api.spider.cloud"
+    default_path = "/scrape"
+    options_schema = {"api_key": str, "request": ("http", "chrome", "smart")}
+    defaults = {"request": "smart"}
+    unverified = ("the unit of costs.total_cost (recorded as usd)",)
+
+    def build_request(self, url: str, options: Mapping[str, Any]) -> HttpRequest:
+        body = {"url": url, "return_format": "markdown", "request": options["request"]}
+        return HttpRequest("POST", self.endpoint(options), json=body,
+                           headers={"Authorization": f"Bearer {options['api_key']}"})
+
+    def engine(self, options: Mapping[str, Any]) -> str:
+        return f"spider/{options['request']}"
+
+    def parse_response(self, response: HttpResponse) -> ProviderResult:
+        body = json_body(response)
+        if not isinstance(body, list) or not body or not isinstance(body[0], dict):
+            raise FetchError(ErrorType.MALFORMED_RESPONSE, "Spider's answer is not a non-empty array of page objects")
+        page = body[0]
+        total = number(member(page, "costs.total_cost", float, optional=True))
+        elapsed = number(member(page, "duration_elasped_ms", float, optional=True))
+        upstream = status_code(member(page, "status", int, optional=True))
+        metadata = ResultMetadata(upstream_status=upstream,
+                                  server_elapsed_s=elapsed / 1000 if elapsed is not None else None,
+                                  billing={"costs": page["costs"]} if total is not None else {},
+                                  cost=total, cost_unit="usd" if total is not None else None)
+        fields = {"title": member(page, "metadata.title", str, optional=True),
+                  "final_url": member(page, "metadata.final_url", str, optional=True), "metadata": metadata}
+        content = member(page, "content", str, optional=True) or ""
+        error = member(page, "error", str, optional=True)
+        if error and (upstream is None or 200 <= upstream < 300):
+            return self.reported_failure(ErrorType.SERVICE_ERROR, f"Spider reported: {error}", response, content,
+                                         **fields)
+        return self.answer(content, "markdown", **fields)
