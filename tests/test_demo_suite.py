@@ -47,6 +47,16 @@ def normalise(text: str) -> str:
     return "".join(ch for ch in folded if unicodedata.category(ch)[0] in "LN")
 
 
+def articles(suite) -> list[Case]:
+    """The fixed articles (a post collection has no reference body)."""
+    return [case for case in suite.cases if case.body is not None]
+
+
+def plain_articles(suite) -> list[Case]:
+    """Fixed articles without a comment contract: their reference alone is a complete answer."""
+    return [case for case in articles(suite) if case.comments is None]
+
+
 def declared_charset(content_type: str) -> str:
     match = re.search(r"charset=([A-Za-z0-9_-]+)", content_type)
     assert match, f"content_type {content_type!r} names no charset"
@@ -91,8 +101,12 @@ def all_markup_text(html: str) -> str:
 def test_suite_loads_with_at_least_twelve_reviewed_fixed_articles(suite):
     assert suite.id == "demo"
     assert suite.dataset.suite.review_status == "reviewed"
-    assert len(suite.cases) >= 12
+    assert len(articles(suite)) >= 12
     for case in suite.cases:
+        if case.kind == "post_collection":  # scored by its posts contract, not a body
+            assert case.body is None and case.posts is not None and case.category == "forum"
+            assert 3 <= len(case.stable_groups) <= 6 and case.title and case.page_identity, case.id
+            continue
         assert case.kind == "fixed_article" and case.category == "article" and case.delivery == "text"
         assert case.body is not None and case.body.contract_version == 4 and case.body.segmentation_version == 3
         assert 3 <= len(case.stable_groups) <= 6, case.id
@@ -154,14 +168,14 @@ def test_title_is_the_visible_h1_not_the_head_title(suite):
 
 
 def test_every_reference_line_is_visible_text_of_its_capture(suite, visible):
-    for case in suite.cases:
+    for case in articles(suite):
         for number, line in enumerate(case.reference_text.split("\n"), start=1):
             assert normalise(line), f"{case.id} line {number} is empty"
             assert normalise(line) in visible[case.id], f"{case.id} line {number} is not visible text: {line[:60]!r}"
 
 
 def test_title_is_scored_apart_and_not_a_reference_line(suite):
-    for case in suite.cases:
+    for case in articles(suite):
         assert case.title not in case.reference_text.split("\n"), case.id
 
 
@@ -175,7 +189,7 @@ def test_every_stable_phrase_is_visible_text(suite, visible):
 
 def test_stable_phrases_are_not_body_text(suite):
     """A stable phrase that also occurs in the title or body would be satisfied by the article alone."""
-    for case in suite.cases:
+    for case in articles(suite):
         article = normalise(f"{case.title}\n{case.reference_text}")
         for group in case.stable_groups:
             for phrase in group.phrases:
@@ -183,7 +197,7 @@ def test_stable_phrases_are_not_body_text(suite):
 
 
 def test_regions_give_several_fragments_and_the_ending_closes_the_reference(suite):
-    for case in suite.cases:
+    for case in articles(suite):
         assert 2 <= len(case.body.regions) <= 5, case.id
         for region, text in zip(case.body.regions, case.region_texts(), strict=True):
             assert len(normalise(text)) >= 3 * FRAGMENT_CHARS, f"{case.id}: region {region.label!r} is too short"
@@ -193,7 +207,7 @@ def test_regions_give_several_fragments_and_the_ending_closes_the_reference(suit
 
 
 def test_page_identity_matches_its_own_page_and_no_sibling(suite):
-    texts = {case.id: " ".join(f"{case.title}\n{case.reference_text}".split()) for case in suite.cases}
+    texts = {case.id: " ".join(f"{case.title}\n{case.reference_text or ''}".split()) for case in suite.cases}
     for case in suite.cases:
         for pattern in case.page_identity:
             assert re.search(pattern, texts[case.id]), f"{case.id}: {pattern!r} does not match its own page"
@@ -246,7 +260,7 @@ def test_excerpt_case_claims_only_the_displayed_part(suite, cases):
 
 
 def test_only_the_excerpt_case_declares_a_displayed_excerpt(suite):
-    excerpts = [case.id for case in suite.cases if case.body.reference_scope.kind == "displayed_excerpt"]
+    excerpts = [case.id for case in articles(suite) if case.body.reference_scope.kind == "displayed_excerpt"]
     assert excerpts == ["article-005-en-skerry-lighthouse"]
     assert all(case.track == "excerpt" for case in suite.cases if case.id in excerpts)
 
@@ -292,7 +306,7 @@ def test_reference_answer_with_stable_text_passes_every_case(suite):
     from lexbench.providers.result import ProviderResult
 
     failures = []
-    for case in suite.cases:
+    for case in plain_articles(suite):
         answer = ProviderResult(success=True, content=reference_answer(case, stable_text=True), content_format="markdown")
         verdict = evaluate(case, answer)
         if verdict.outcome != "pass":
@@ -304,7 +318,7 @@ def test_reference_answer_without_page_chrome_fails_only_on_stable_groups(suite)
     evaluate = pytest.importorskip("lexbench.scoring.evaluate").evaluate_response
     from lexbench.providers.result import ProviderResult
 
-    for case in suite.cases:
+    for case in plain_articles(suite):
         answer = ProviderResult(success=True, content=reference_answer(case, stable_text=False), content_format="markdown")
         verdict = evaluate(case, answer)
         failed = {c.name for c in verdict.components if c.passed is False}
@@ -329,7 +343,7 @@ def test_sibling_article_and_missing_last_region_fail(suite):
     evaluate = pytest.importorskip("lexbench.scoring.evaluate").evaluate_response
     from lexbench.providers.result import ProviderResult
 
-    cases = suite.cases
+    cases = plain_articles(suite)
     for case, sibling in zip(cases, cases[1:] + cases[:1], strict=True):
         wrong = ProviderResult(success=True, content=reference_answer(sibling, stable_text=True), content_format="markdown")
         assert evaluate(case, wrong).outcome == "fail", f"{case.id} accepted {sibling.id}"

@@ -73,15 +73,16 @@ def test_catalog_follows_the_documented_format():
     assert data == (json.dumps(catalog, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
     assert "青禾日报".encode() in data
     assert list(catalog) == ["schema_version", "kind", "id", "name", "case_count", "dataset", "dataset_sha256", "cases"]
-    assert (catalog["schema_version"], catalog["kind"], catalog["id"]) == (1, "frozen_dataset_catalog", "demo-v1")
-    assert (catalog["name"], catalog["case_count"]) == ("lexbench demo suite", 13)
+    assert (catalog["schema_version"], catalog["kind"], catalog["id"]) == (1, "frozen_dataset_catalog", "demo-v2")
+    assert (catalog["name"], catalog["case_count"]) == ("lexbench demo suite", 15)
     assert (catalog["dataset"], catalog["dataset_sha256"]) == ("dataset.json", hashlib.sha256(dataset_bytes).hexdigest())
     for entry, case in zip(catalog["cases"], dataset["cases"], strict=True):
         assert list(entry) == ["id", "name", "url", "category", "track", "task_prompt", "definition_sha256",
                                "reference_sha256"]
         assert entry["definition_sha256"] == hashlib.sha256(json.dumps(
             case, ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode("utf-8")).hexdigest()
-        assert entry["reference_sha256"] == hashlib.sha256(case["reference_text"].encode("utf-8")).hexdigest()
+        reference = case.get("reference_text")  # a post collection has no reference body: null
+        assert entry["reference_sha256"] == (hashlib.sha256(reference.encode("utf-8")).hexdigest() if reference else None)
 
 
 def test_tasks_are_the_public_projection_without_reference_text_or_evidence():
@@ -101,13 +102,13 @@ def test_source_inputs_and_registry_bind_the_final_bytes():
     dataset_hash = sha256_bytes((DEMO / "dataset.json").read_bytes())
     inputs = read_json(DEMO / "source-inputs.json")
     assert inputs == {
-        "schema_version": 2, "kind": "frozen_reference_inputs", "id": f"demo-v1-{dataset_hash[:12]}",
+        "schema_version": 2, "kind": "frozen_reference_inputs", "id": f"demo-v2-{dataset_hash[:12]}",
         "catalog": "dataset-catalog.json", "catalog_sha256": sha256_bytes((DEMO / "dataset-catalog.json").read_bytes()),
         "dataset": "dataset.json", "dataset_sha256": dataset_hash, "files": {"dataset.json": dataset_hash}, "trees": {},
     }
     entry = read_json(CASES / "registry.json")["suites"]["demo"]
     assert entry == {
-        "dataset_id": "demo-v1", "case_count": 13,
+        "dataset_id": "demo-v2", "case_count": 15,
         "files": {name: sha256_bytes((DEMO / name).read_bytes()) for name in ("tasks.json", "dataset-catalog.json",
                                                                                "source-inputs.json")},
         "directory": "demo",
@@ -159,39 +160,44 @@ def test_publish_keeps_other_registry_entries(demo, cases_root, capsys):
 # --- a revision -----------------------------------------------------------------------------------
 
 
-def bump_to_revision_2(demo: Path) -> None:
+CURRENT = read_json(DEMO / "rules.json")["suite"]["revision"]
+"""The committed demo's revision; the tests below publish the one after it."""
+NEXT = CURRENT + 1
+
+
+def bump_to_next_revision(demo: Path) -> None:
     inputs = read_json(demo / "source-inputs.json")
-    edit_json(demo / "rules.json", lambda r: r["suite"].update(revision=2))
+    edit_json(demo / "rules.json", lambda r: r["suite"].update(revision=NEXT))
 
     def cohort(c):
-        c["revision"] = 2
-        c["history"].append({"revision": 2, "date": "2026-12-01", "summary": "Rebind the suite as revision 2",
-                             "inventory": 13, "prior_input": {"source_inputs_id": inputs["id"],
-                                                              "dataset_sha256": inputs["dataset_sha256"]}})
+        c["revision"] = NEXT
+        c["history"].append({"revision": NEXT, "date": "2026-12-01", "summary": f"Rebind the suite as revision {NEXT}",
+                             "inventory": len(c["candidates"]),
+                             "prior_input": {"source_inputs_id": inputs["id"], "dataset_sha256": inputs["dataset_sha256"]}})
 
     edit_json(demo / "cohort.json", cohort)
 
 
 def test_a_new_revision_is_compiled_outside_and_published(demo, cases_root, tmp_path, capsys):
-    previous = tmp_path / "demo-v1"
+    previous = tmp_path / f"demo-v{CURRENT}"
     previous.mkdir()
     shutil.copy(demo / "dataset.json", previous / "dataset.json")
-    bump_to_revision_2(demo)
+    bump_to_next_revision(demo)
     code, _, err = run(capsys, "compile-articles", f"--suite={demo}", f"--evidence-home={demo / 'evidence'}",
-                       f"--output={previous / 'dataset-v2.json'}")
-    assert code == 2 and "holds the pinned input dataset.json of demo-v1-" in err
+                       f"--output={previous / f'dataset-v{NEXT}.json'}")
+    assert code == 2 and f"holds the pinned input dataset.json of demo-v{CURRENT}-" in err
 
-    new = tmp_path / "demo-v2" / "dataset.json"
+    new = tmp_path / f"demo-v{NEXT}" / "dataset.json"
     assert run(capsys, "compile-articles", f"--suite={demo}", f"--evidence-home={demo / 'evidence'}",
                f"--output={new}")[0] == 0
     code, out, err = run(capsys, "publish", f"--suite={demo}", f"--dataset={new}",
                          f"--registry={cases_root / 'registry.json'}")
     assert code == 0, err
-    assert read_json(demo / "dataset-catalog.json")["id"] == "demo-v2"
-    assert read_json(demo / "source-inputs.json")["id"] == f"demo-v2-{sha256_bytes(new.read_bytes())[:12]}"
-    assert read_json(cases_root / "registry.json")["suites"]["demo"]["dataset_id"] == "demo-v2"
+    assert read_json(demo / "dataset-catalog.json")["id"] == f"demo-v{NEXT}"
+    assert read_json(demo / "source-inputs.json")["id"] == f"demo-v{NEXT}-{sha256_bytes(new.read_bytes())[:12]}"
+    assert read_json(cases_root / "registry.json")["suites"]["demo"]["dataset_id"] == f"demo-v{NEXT}"
     assert (previous / "dataset.json").read_bytes() == (DEMO / "dataset.json").read_bytes()
-    assert load_suite("demo", cases_root=cases_root).dataset.suite.revision == 2
+    assert load_suite("demo", cases_root=cases_root).dataset.suite.revision == NEXT
     shutil.copytree(demo / "evidence", new.parent / "evidence")
     assert run(capsys, "verify-inputs", f"--suite={demo}", f"--source={new.parent}")[0] == 0
 
@@ -203,7 +209,7 @@ def test_publish_refuses_changed_bytes_under_a_published_revision(demo, tmp_path
                f"--output={new}")[0] == 0
     code, _, err = run(capsys, "publish", f"--suite={demo}", f"--dataset={new}")
     assert code == 2
-    assert "revision 1 of demo is already published with other bytes" in err
+    assert f"revision {CURRENT} of demo is already published with other bytes" in err
     assert "bump the revision in rules.json and cohort.json" in err
     assert (demo / "dataset.json").read_bytes() == (DEMO / "dataset.json").read_bytes()
 
