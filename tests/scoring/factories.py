@@ -2,7 +2,9 @@
 
 :func:`make_case` builds a valid compiled fixed-article :class:`Case`: a seven-paragraph reference in
 three regions, a reviewed ending, two stable groups and one page-identity pattern. The answer builders
-render the same page as a provider might: Markdown, plain text or HTML.
+render the same page as a provider might: Markdown, plain text or HTML. :func:`make_comment_case` adds a
+comments v2 contract to that article (six displayed comments, :data:`COMMENTS`); :func:`make_post_case`
+builds a post collection (a forum thread of six posts, :data:`POSTS`), with renderers for both.
 """
 
 from __future__ import annotations
