@@ -245,6 +245,13 @@ class HeadlessProvider(Provider):
             return self._cdp(url, host, deadline)
         return self._node(url, host, deadline)
 
+    def close(self) -> None:
+        """Stop Playwright's driver process at the end of the session (CDP engines; restarted if needed)."""
+        if self.engine.driver == "cdp":
+            from lexbench.providers.cdp import PlaywrightLoop
+
+            PlaywrightLoop.stop_shared()
+
     # -- drivers -------------------------------------------------------------------------------------
 
     def _argv(self, url: str, host: str | None, profile: str = "", output: str | None = None) -> list[str]:

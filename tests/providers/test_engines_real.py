@@ -25,13 +25,14 @@ from lexbench.providers.result import ErrorType
 from lexbench.providers.thirdparty import Crawl4ai, ReadabilityJs
 from tests.suite_factory import ARTICLES, write_suite
 
+# Written 2 s after load: late enough that even a loaded machine takes its load-time snapshot first.
 LATE_PAGE = b"""<!doctype html><html><head><title>Late page</title></head><body><main><article>
 <h1>Late page</h1><p>Written by the server.</p></article></main>
 <script>setTimeout(function () {
   var article = document.querySelector('article');
   for (var i = 1; i <= 3; i++) { var p = document.createElement('p'); p.className = 'late';
     p.textContent = 'Paragraph ' + i + ' written by a script after the load event.'; article.appendChild(p); }
-}, 400);</script></body></html>"""
+}, 2000);</script></body></html>"""
 FRAME_PAGE = b"""<!doctype html><html><head><title>Framed</title></head><body><p>Outer text.</p>
 <iframe name="content" src="/late"></iframe></body></html>"""
 OUTSIDE_PAGE = b"""<!doctype html><html><head><title>Outside</title><script src="OUTSIDE/script.js"></script></head>
@@ -197,7 +198,7 @@ def test_virtual_time_budget_lets_one_shot_chromium_see_timers(suite, pages):
 @pytest.mark.parametrize("engine_name", ["chromium-cdp", "jsdom"])
 def test_an_unmet_selector_fails_as_timeout_and_keeps_the_content(engine_name, suite, pages):
     provider = HeadlessHtml("h", options(engine_name, completion={"selector": "p.late", "min_count": 5,
-                                                                  "timeout_ms": 1500}))
+                                                                  "timeout_ms": 6000}))
     result = call_provider(provider, suite.cases[0], pages.base + "/late", POLICY)
     assert not result.success and result.error_type is ErrorType.TIMEOUT
     assert re.search(r"3 of 5 'p.late'", result.error_message)
