@@ -140,6 +140,10 @@ class BenchState:
             self.providers[name] = build_provider(
                 self.specs[name], guard=NetworkGuard.allowing(*exempt), policy=self.policy,
                 debug_dir=self.run_dir / "debug" if self.run_dir else None)
+            bind = getattr(self.providers[name], "bind_captures", None)
+            if bind is not None:  # the control answers record contracts with the verified capture
+                suite = self.get_suite()
+                bind({c.id: (suite.captures[c.id], c.capture.content_type) for c in suite.cases})
         return self.providers[name]
 
     def _replay(self) -> ReplayServer:

@@ -122,14 +122,35 @@ class Readability(HttpExtractor):
 
 
 class ReferenceEcho(Provider):
-    """Control: answers with the case's own title and reference body, without any network call."""
+    """Control: answers with the case's own reviewed reference, without any network call.
+
+    For a fixed article that is its title, reference body and stable-group phrases, as plain text.
+    Comment, post and anchor contracts are floors reviewed on the saved capture (compiled cases keep
+    counts, not records), so for a case carrying one the reference *is* the capture: the control then
+    answers with the capture's HTML, which :meth:`bind_captures` supplies. A miss therefore always means
+    the case or the scorer is wrong, never a provider.
+    """
 
     type_name = "reference-echo"
     family = "control"
     output_contracts: ClassVar[tuple[OutputContract, ...]] = ("control",)
     needs_network = False
 
+    def bind_captures(self, captures: Mapping[str, tuple[bytes, str]]) -> None:
+        """Give the control the suite's verified captures: ``{case id: (bytes, content type)}``."""
+        self._captures = dict(captures)
+
     def fetch(self, case: Case, timeout: float, url: str) -> ProviderResult:
+        capture = getattr(self, "_captures", {}).get(case.id)
+        if capture is not None and (case.comments or case.posts or case.anchors):
+            data, content_type = capture
+            charset = content_type.partition("charset=")[2].split(";")[0].strip() or "utf-8"
+            try:
+                html = data.decode(charset, errors="replace")
+            except LookupError:
+                html = data.decode("utf-8", errors="replace")
+            return ProviderResult(success=True, content=html, content_format="html", final_url=case.url,
+                                  title=case.title, metadata=ResultMetadata(engine="reference-echo"))
         # Plain text, so reference lines that look like Markdown syntax stay literal text.
         lines = [case.title] if case.title else []
         if case.reference_text:

@@ -134,7 +134,7 @@ def test_identity_pattern_skips_markup_and_numbers() -> None:
 def test_real_harvest_threads_import(tmp_path: Path) -> None:
     if not (CORPUS / "_index.tsv").is_file():
         pytest.skip(f"real corpus not available: {CORPUS} is absent (it lives outside git, in ../shared/corpus)")
-    report = import_corpus("harvest-forums", CORPUS, tmp_path / "suite", limit=12, keep_going=True)
+    report = import_corpus("harvest-forums", CORPUS, tmp_path / "suite", limit=20, keep_going=True)
     assert len(report.imported) >= 8
     suite = load_suite(str(tmp_path / "suite"))
     assert all(case.posts is not None and case.posts.baseline >= 1 for case in suite.cases)

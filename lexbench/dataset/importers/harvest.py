@@ -171,7 +171,27 @@ class HarvestFormat:
             )
         except ValidationError as exc:
             raise PageError(f"{page.reference_file}: {describe_validation_error(exc, case_id=cid)}") from None
+        _require_capture_satisfies(rule, page.capture)
         return rule, None
+
+
+def _require_capture_satisfies(rule: CaseRule, capture: bytes) -> None:
+    """Skip a thread whose own saved page fails the contract built from its annotations.
+
+    A posts contract is a floor observed on the capture, so the capture is its reference: when the
+    annotations cannot be expressed as a contract the page itself meets (authors outside any owned
+    post link, links the HTML does not carry as such), the case would fail every provider, the
+    reference-echo control included. Raises :class:`SkipPage` with the scorer's explanation.
+    """
+    from lexbench.dataset.case import Case
+    from lexbench.providers.result import ProviderResult
+    from lexbench.scoring import evaluate_response
+    from lexbench.verdict import Outcome
+
+    answer = ProviderResult(success=True, content=capture.decode("utf-8", errors="replace"), content_format="html")
+    verdict = evaluate_response(Case(**rule.model_dump(), reference_text=None), answer)
+    if verdict.outcome is not Outcome.PASS:
+        raise SkipPage(f"the page's own capture does not satisfy the contract built from its annotations ({verdict.explanation})")
 
 
 def _document_path(html_file: str) -> str:
