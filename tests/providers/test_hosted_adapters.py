@@ -398,6 +398,20 @@ def test_the_example_names_every_hosted_type_with_placeholder_credentials_and_it
         assert spec.name not in config.default_providers  # hosted services cost money: never run by default
 
 
+def test_the_readme_table_lists_each_hosted_provider_with_its_credentials_and_unverified_details():
+    readme = (EXAMPLE.parents[1] / "README.md").read_text(encoding="utf-8")
+    table = {line.split("|")[1].strip(" `"): line for line in readme.splitlines() if line.startswith("| `")}
+    for spec in load_config(EXAMPLE).providers:
+        cls = PROVIDER_TYPES[spec.type]
+        if cls.family != "hosted":
+            continue
+        line = table[spec.name]
+        assert f"| `{spec.type}` |" in line and f"| {spec.output_contract} |" in line and line.endswith("| no |")
+        assert all(f"`{name}`" in line for name in spec.credential_variables()), spec.name
+        if spec.output_contract == "cleaned":  # the rendered_html twin refers to its cleaned row
+            assert ("**unverified" in line) == bool(cls.unverified), spec.name
+
+
 @pytest.mark.parametrize(("entry", "message"), [
     ({"type": "firecrawl", "options": {}}, r"option\(s\) api_key required"),
     ({"type": "brightdata-unlocker", "options": {"api_key": "${K}"}}, r"option\(s\) zone required"),
