@@ -301,6 +301,14 @@ def test_a_success_records_the_services_metadata(case, keys, type_name):
 # --- service specifics ----------------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize(("type_name", "scenario", "request_id"), [
+    ("browserbase-fetch", "service-error", "bb-fetch-err"), ("exa-contents", "limit", "exa-req-3")])
+def test_an_error_bodys_request_id_is_kept(case, keys, type_name, scenario, request_id):
+    with serve(type_name) as api:
+        result = call(hosted(type_name, api), case, f"https://tiny.example/{scenario}")
+    assert not result.success and result.metadata.request_id == request_id
+
+
 def test_brightdata_usage_limit_code_is_quota_whatever_the_status(case, keys):
     with serve("brightdata-unlocker") as api:
         result = call(hosted("brightdata-unlocker", api), case, "https://tiny.example/usage-limit")

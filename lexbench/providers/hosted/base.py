@@ -61,8 +61,9 @@ class HostedProvider(Provider):
     ``defaults`` (values used when an option is not configured); ``required_options`` and
     ``secret_options`` (both ``api_key`` by default; a secret must be a ``${ENV_VAR}`` placeholder);
     ``status_errors`` (service-specific API statuses mapped to error types, over 401/403 → auth,
-    402 → quota, 429 → rate_limited); ``request_id_headers``; ``unverified`` (API details not confirmed
-    by first-party documentation, one phrase each).
+    402 → quota, 429 → rate_limited); ``request_id_headers``; ``error_request_id`` (the member of a JSON
+    error body that holds the request id, e.g. ``"id"``); ``unverified`` (API details not confirmed by
+    first-party documentation, one phrase each).
 
     Hosted services cannot reach the loopback replay server (``reaches_loopback = False``): in replay
     mode their items are skipped as ``replay_unreachable``.
@@ -79,6 +80,7 @@ class HostedProvider(Provider):
     required_options: ClassVar[frozenset[str]] = frozenset({"api_key"})
     status_errors: ClassVar[Mapping[int, ErrorType]] = {}
     request_id_headers: ClassVar[tuple[str, ...]] = ("x-request-id", "request-id", "x-amzn-requestid", "cf-ray")
+    error_request_id: ClassVar[str | None] = None
     unverified: ClassVar[tuple[str, ...]] = ()
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
@@ -177,12 +179,18 @@ class HostedProvider(Provider):
             return None
         error_type = self.status_errors.get(status) or _DEFAULT_STATUS_ERRORS.get(
             status, ErrorType.SERVICE_ERROR if status >= 500 else ErrorType.API_STATUS)
+        request_id = None
+        if self.error_request_id:
+            try:  # a non-JSON error body (a proxy's HTML page) keeps the header's request id
+                request_id = member(json_body(response), self.error_request_id, str, optional=True)
+            except FetchError:
+                pass
         return ProviderResult.failure(
             error_type,
             f"the {self.type_name} API answered HTTP {status}: {excerpt(response)}",
             content=response.text(),
             content_format="text",
-            metadata=ResultMetadata(api_http_status=status, request_id=self.request_id(response)),
+            metadata=ResultMetadata(api_http_status=status, request_id=request_id or self.request_id(response)),
         )
 
     def finish(self, result: ProviderResult, url: str, deadline: Deadline) -> ProviderResult:

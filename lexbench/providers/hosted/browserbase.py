@@ -31,22 +31,12 @@ class BrowserbaseFetch(HostedProvider):
     default_path = "/v1/fetch"
     options_schema = {"api_key": str, "proxies": bool, "allow_redirects": bool, "allow_insecure_ssl": bool}
     defaults = {"proxies": True, "allow_redirects": True, "allow_insecure_ssl": False}
+    error_request_id = "id"
 
     def build_request(self, url: str, options: Mapping[str, Any]) -> HttpRequest:
         body = {"url": url, "format": "markdown", "proxies": options["proxies"],
                 "allowRedirects": options["allow_redirects"], "allowInsecureSsl": options["allow_insecure_ssl"]}
         return HttpRequest("POST", self.endpoint(options), json=body, headers={"X-BB-API-Key": options["api_key"]})
-
-    def api_failure(self, response: HttpResponse) -> ProviderResult | None:
-        failed = super().api_failure(response)
-        if failed is None:
-            return None
-        try:  # the error body's id is the request id; a non-JSON error body keeps the header's
-            request_id = member(json_body(response), "id", str, optional=True)
-        except FetchError:
-            request_id = None
-        return failed.model_copy(update={"metadata": failed.metadata.model_copy(
-            update={"request_id": request_id or failed.metadata.request_id})})
 
     def parse_response(self, response: HttpResponse) -> ProviderResult:
         body = json_body(response)

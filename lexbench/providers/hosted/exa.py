@@ -30,6 +30,7 @@ class ExaContents(HostedProvider):
     options_schema = {"api_key": str, "livecrawl": ("always", "preferred", "fallback", "never"),
                       "livecrawl_timeout_ms": int, "max_characters": int}
     defaults = {"livecrawl": "always"}
+    error_request_id = "requestId"
 
     def build_request(self, url: str, options: Mapping[str, Any]) -> HttpRequest:
         text: Any = {"maxCharacters": options["max_characters"]} if options.get("max_characters") else True
@@ -37,17 +38,6 @@ class ExaContents(HostedProvider):
         if options.get("livecrawl_timeout_ms"):
             body["livecrawlTimeout"] = options["livecrawl_timeout_ms"]
         return HttpRequest("POST", self.endpoint(options), json=body, headers={"x-api-key": options["api_key"]})
-
-    def api_failure(self, response: HttpResponse) -> ProviderResult | None:
-        failed = super().api_failure(response)
-        if failed is None:
-            return None
-        try:
-            request_id = member(json_body(response), "requestId", str, optional=True)
-        except FetchError:
-            request_id = None
-        return failed.model_copy(update={"metadata": failed.metadata.model_copy(
-            update={"request_id": request_id or failed.metadata.request_id})})
 
     def parse_response(self, response: HttpResponse) -> ProviderResult:
         body = json_body(response)
