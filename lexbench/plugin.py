@@ -431,7 +431,7 @@ class CaseItem(pytest.Item):
         if verdict.outcome is Outcome.FAIL:
             raise VerdictFailure(verdict.explanation)
         if verdict.outcome is Outcome.UNRESOLVABLE:
-            pytest.skip(f"unresolvable: {verdict.explanation}")
+            pytest.skip(verdict.explanation)  # it opens with "unresolvable: "
 
     def _call(self) -> ProviderResult:
         state = self.config.stash[STATE]
