@@ -33,14 +33,17 @@ CONTRACT_TITLES = {
     "rendered_html": "Rendered HTML (diagnostics)",
     "control": "Controls (scorer sanity checks, not providers)",
 }
-LEADERBOARD_COMPONENTS = (Component.TITLE, Component.REGIONS, Component.ENDING, Component.STABLE_GROUPS)
+LEADERBOARD_COMPONENTS = (Component.TITLE, Component.REGIONS, Component.ENDING, Component.STABLE_GROUPS,
+                          Component.COMMENTS, Component.POSTS)
 """Components whose pass rates sit beside every leaderboard row."""
 COMPONENT_COLUMNS = (Component.CALL, Component.TITLE, Component.REGIONS, Component.ENDING,
-                     Component.STABLE_GROUPS, Component.PAGE_IDENTITY, Component.COMMENTS, Component.POSTS)
+                     Component.STABLE_GROUPS, Component.PAGE_IDENTITY, Component.COMMENTS, Component.POSTS,
+                     Component.ANCHORS)
 """Components whose failures are counted per provider, in this order."""
 COMPONENT_LABELS = {Component.CALL: "call", Component.TITLE: "title", Component.REGIONS: "regions",
                     Component.ENDING: "ending", Component.STABLE_GROUPS: "stable groups",
-                    Component.PAGE_IDENTITY: "identity", Component.COMMENTS: "comments", Component.POSTS: "posts"}
+                    Component.PAGE_IDENTITY: "identity", Component.COMMENTS: "comments", Component.POSTS: "posts",
+                    Component.ANCHORS: "anchors"}
 BREAKDOWNS = (("track", "track"), ("category", "category"), ("lang", "language"))
 """Row fields the pass rates are broken down by, with their headings."""
 
@@ -506,7 +509,7 @@ def render_terminal(rows: Sequence[RunRow]) -> list[str]:
     for one that misses bodies.
     """
     names = {Component.TITLE: "title", Component.REGIONS: "regions", Component.ENDING: "ending",
-             Component.STABLE_GROUPS: "stable"}
+             Component.STABLE_GROUPS: "stable", Component.COMMENTS: "comments", Component.POSTS: "posts"}
     head = f"{'provider':<20} {'contract':<8} {'pass':>5} {'fail':>5} {'unres':>5} {'rate':>8} {'95 % CI':>13}"
     head += "".join(f" {names[c]:>8}" for c in LEADERBOARD_COMPONENTS) + f" {'p50 s':>7} {'noise':>7}"
     out = [head]

@@ -102,7 +102,7 @@ def test_breakdowns_components_and_failure_classes():
     (components,) = report["components"]
     assert components["failures"]["page_identity"] == 1 and components["failures"]["comments"] == 1
     assert list(components["failures"]) == ["call", "title", "regions", "ending", "stable_groups", "page_identity",
-                                            "comments", "posts"]
+                                            "comments", "posts", "anchors"]
     text = render_markdown(rows, MANIFEST)
     assert "## Pass rate by track" in text and "| comments | 2 | 0.0 % (0/1) |" in text
     assert "| provider | call | title | regions | ending | stable groups | identity | comments | posts |" in text
