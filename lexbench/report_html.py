@@ -214,7 +214,9 @@ def heatmap(rows: Sequence[RunRow]) -> str:
     y = top + len(providers) * (height + 2) + 14
     body.append(f'<text x="{_LABEL_W}" y="{y}">{len(cases)} cases, hardest (fewest passes) on the left; hover a '
                 f'cell for the item</text>')
-    return _svg(_LABEL_W + len(cases) * cell + 10, y + 8, "provider by case verdict heat map", body)
+    # Wide enough for the caption too: with few cases the grid alone would clip it.
+    width = max(_LABEL_W + len(cases) * cell + 10, _LABEL_W + 480)
+    return _svg(width, y + 8, "provider by case verdict heat map", body)
 
 
 def _table(head: Sequence[str], rows: Sequence[Sequence[tuple[str, str]]], *, row_classes: Sequence[str] = ()) -> str:
