@@ -1,3 +1,41 @@
-"""Shared fixtures for the harness's own tests."""
+"""Shared fixtures for the harness's own tests, the Hypothesis profiles and the reliability figures."""
+
+from __future__ import annotations
+
+import json
+import os
+
+from hypothesis import settings
 
 pytest_plugins = ["pytester"]
+
+# Modest example counts keep `make test` fast; HYPOTHESIS_PROFILE=lexbench-thorough fuzzes for longer.
+# No deadline: example times swing with machine load, and the properties are about results, not speed.
+settings.register_profile("lexbench", max_examples=50, deadline=None)
+settings.register_profile("lexbench-thorough", max_examples=2000, deadline=None)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "lexbench"))
+
+FIGURE = "lexbench.figure"
+"""``user_properties`` name under which a test reports one figure (a JSON object) for the summary."""
+
+
+def pytest_terminal_summary(terminalreporter) -> None:  # type: ignore[no-untyped-def]
+    """``pytest_terminal_summary``: the reliability figures tests reported (issue 11), summed over
+    xdist workers: fuzz examples run and each hostile answer's scoring time and memory."""
+    figures = [json.loads(value) for reports in terminalreporter.stats.values() for report in reports
+               if getattr(report, "when", None) == "call"
+               for name, value in getattr(report, "user_properties", ()) if name == FIGURE]
+    if not figures:
+        return
+    examples = [f for f in figures if f["kind"] == "fuzz"]
+    hostile = sorted((f for f in figures if f["kind"] == "hostile"), key=lambda f: -f["wall_s"])
+    terminalreporter.section("reliability figures")
+    if examples:
+        terminalreporter.write_line(f"fuzz: {sum(f['examples'] for f in examples):,} examples in "
+                                    f"{len(examples)} property tests")
+    if hostile:
+        terminalreporter.write_line(f"hostile answers: {len(hostile)} scored; slowest first (wall s, CPU s, "
+                                    "peak MB above the input)")
+        for f in hostile:
+            terminalreporter.write_line(f"  {f['name']:<34} {f['chars']:>12,} chars  {f['wall_s']:7.2f}  "
+                                        f"{f['cpu_s']:7.2f}  {f['peak_mb']:8.1f}")

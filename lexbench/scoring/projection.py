@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import html
 import re
+import time
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Literal
@@ -67,11 +68,13 @@ class Block:
 @dataclass(frozen=True)
 class Projection:
     """Reader text of an answer: ``text`` is the blocks' text joined by newlines (plain text answers
-    keep their text unchanged); ``format`` is the format that was projected."""
+    keep their text unchanged); ``format`` is the format that was projected; ``notes`` say where the
+    projection was simplified to stay within its work bound (see :data:`MARKDOWN_LINK_BUDGET_S`)."""
 
     text: str
     blocks: tuple[Block, ...] = field(default=())
     format: Format = "text"
+    notes: tuple[str, ...] = ()
 
 
 def project(content: str, content_format: str | None) -> Projection:
@@ -85,7 +88,9 @@ def project(content: str, content_format: str | None) -> Projection:
     if fmt == "html":
         blocks = project_html(content)
     elif fmt == "markdown":
-        blocks = project_markdown(content)
+        notes: list[str] = []
+        blocks = project_markdown(content, notes=notes)
+        return Projection(text="\n".join(b.text for b in blocks), blocks=tuple(blocks), format=fmt, notes=tuple(notes))
     else:
         blocks = [Block(PARAGRAPH, 0, line.strip()) for line in content.splitlines() if line.strip()]
         return Projection(text=content, blocks=tuple(blocks), format="text")
@@ -98,14 +103,17 @@ _SNIFF_WINDOW = 65_536
 _HTML_START = re.compile(
     r"^\s*(?:<\?xml[^>]*>\s*)?(?:<!--(?:(?!-->).)*-->\s*)*<(?:!doctype\s+html|html|head|body)\b", re.I | re.S
 )
+# Every sniffing pattern costs at most a bounded scan per start position, so hostile text (a run of
+# "[a](" or "<p " with no closing bracket) is sniffed in linear time: a tag's attributes stop at the
+# next "<", and a link's text and target are capped (possessively) at lengths no sniff needs.
 _HTML_TAG = re.compile(
     r"<(?:p|div|span|a|h[1-6]|ul|ol|li|table|tr|td|th|br|article|section|main|header|footer|nav|"
-    r"blockquote|pre|em|strong|b|i|img|figure|meta|script|style|link)\b[^>]*>",
+    r"blockquote|pre|em|strong|b|i|img|figure|meta|script|style|link)\b[^<>]*+>",
     re.I,
 )
 _MD_SIGNALS = re.compile(
     r"^(?:#{1,6}[ \t]+\S|[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+\S|>[ \t]?\S|```|~~~|\|?[ \t]*:?-{3,}:?[ \t]*\|)"
-    r"|\[[^\]\n]+\]\([^)\s]+[^)]*\)|\*\*[^*\n]+\*\*|^[^\n]+\n(?:=+|-+)[ \t]*$",
+    r"|\[[^\]\n]{1,200}+\]\([^)\s]{1,500}+(?:[ \t][^)\n]{0,200}+)?\)|\*\*[^*\n]+\*\*|^[^\n]+\n(?:=+|-+)[ \t]*$",
     re.M,
 )
 
@@ -222,11 +230,19 @@ class _TooDeep(Exception):
     """libxml2 stops at 2048 nested elements and silently drops the rest of the document."""
 
 
+# Characters lxml keeps in a parsed tree but refuses to set through its API (pruning moves tails):
+# C0 controls other than tab/newline/return, U+FFFE/U+FFFF and surrogates. Invisible to a reader, they
+# become U+FFFD, as NUL already does in the parser.
+_XML_INCOMPATIBLE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
+
+
 def _parse_html(content: str) -> lxml.html.HtmlElement | None:
     # Bytes + explicit encoding: lxml refuses str input carrying an XML encoding declaration.
     # A parser per call: lxml parsers and their error logs are not safe to share between threads.
     parser = lxml.html.HTMLParser(encoding="utf-8", remove_comments=True, remove_pis=True, huge_tree=True)
-    data = content.encode("utf-8", errors="replace")
+    if _XML_INCOMPATIBLE.search(content):
+        content = _XML_INCOMPATIBLE.sub("\ufffd", content)
+    data = content.encode("utf-8")
     try:
         root = lxml.html.document_fromstring(data, parser=parser)
     except (lxml.etree.ParserError, lxml.etree.XMLSyntaxError, ValueError):
@@ -520,6 +536,7 @@ def _project_html_flat(content: str) -> list[Block]:
     stack: list[_FlatElement] = []
     spans: list[_Span] = []
     open_counts: dict[str, int] = {}
+    selected_options = _SelectedOptions(content)
     position = 0
     ended = True
     for start, end, closing, name, rest in _iter_tags(content):
@@ -572,7 +589,7 @@ def _project_html_flat(content: str) -> list[Block]:
         skips = _style_skips_contents(attrs.get("style"))
         element.content_present = present and not element.closed_details and not skips
         if tag == "select" and not _is_listbox(attrs):
-            element.dropdown = _Dropdown(_has_selected_option(content, end))
+            element.dropdown = _Dropdown(selected_options.has_selected(end))
             element.content_present = present and not skips
         elif tag == "optgroup" and parent is not None and parent.dropdown is not None:
             element.dropdown = parent.dropdown  # options inside a group belong to the same drop-down
@@ -598,13 +615,33 @@ class _Dropdown:
         return True
 
 
-_SELECTED_OPTION = re.compile(r"<option\b[^>]*\bselected\b", re.I)
+_SELECTED_OPTION = re.compile(r"<option\b[^<>]*?\bselected\b", re.I)
 _SELECT_END = re.compile(r"</select\s*>", re.I)
 
 
-def _has_selected_option(content: str, start: int) -> bool:
-    end = _SELECT_END.search(content, start)
-    return _SELECTED_OPTION.search(content, start, end.start() if end else len(content)) is not None
+class _SelectedOptions:
+    """Answers "does the drop-down starting at ``start`` have a selected option?" for one document.
+
+    Each search result is remembered and reused while it still lies ahead, so a document of many
+    unclosed ``<select>`` elements costs one scan, not one scan to the end per element."""
+
+    def __init__(self, content: str) -> None:
+        self.content = content
+        self._end: tuple[int, int] = (-1, -1)  # (searched from, next </select> start or len)
+        self._selected: tuple[int, int] = (-1, -1)  # (searched from, next selected option start or -1)
+
+    def _next(self, pattern: re.Pattern[str], start: int, cached: tuple[int, int], missing: int) -> tuple[int, int]:
+        searched_from, found = cached
+        if searched_from != -1 and searched_from <= start and (found >= start or found == missing):
+            return cached
+        match = pattern.search(self.content, start)
+        return start, match.start() if match else missing
+
+    def has_selected(self, start: int) -> bool:
+        self._end = self._next(_SELECT_END, start, self._end, len(self.content))
+        self._selected = self._next(_SELECTED_OPTION, start, self._selected, -1)
+        selected = self._selected[1]
+        return selected != -1 and selected < self._end[1]
 
 
 @dataclass
@@ -646,17 +683,81 @@ _MARKDOWN.normalizeLink = lambda url: url  # type: ignore[method-assign]
 # inline without any markup character is its own reader text.
 _MARKDOWN.disable(["inline", "text_join"])
 _INLINE_MARKUP = re.compile(r"[\\`*_~\[\]!<&]")
-_HTML_TAG_TOKEN = re.compile(r"<!--|<(/?)([A-Za-z][A-Za-z0-9-]*)((?:\"[^\"]*\"|'[^']*'|[^'\">])*)>")
+
+MARKDOWN_LINK_BUDGET_S = 1.0
+"""Fixed part of the CPU time (seconds, this thread) markdown-it's link and image rules may spend on
+one answer; :data:`MARKDOWN_LINK_BUDGET_PER_CHAR_S` more is allowed per character of the answer.
+
+A link label is found by re-scanning the text after each ``[`` through nested rules, up to
+markdown-it's nesting limit: ordinary Markdown costs well under a microsecond per character, but a
+run of ``[`` (or ``![``, ``[a][``, ``<![CDATA[``) costs about 60 µs per character — twenty minutes for
+a 20 MB answer. Past the budget the remaining inline blocks that contain markup are read as plain
+text (their words still count for coverage and titles; their links and strong spans are lost) and
+the projection says so in ``Projection.notes``. Real answers stay far below the budget, so their
+scores never depend on the machine's speed."""
+MARKDOWN_LINK_BUDGET_PER_CHAR_S = 1e-6
+_BUDGET_KEY = "lexbench_link_budget"
+_BUDGET_CHECK_EVERY = 64  # reading the thread clock on every call would cost more than the rule
+
+
+class _BudgetSpent(Exception):
+    """Raised inside markdown-it when an answer's link-rule budget is spent."""
+
+
+class _LinkBudget:
+    """The CPU time left for markdown-it's link and image rules on one answer."""
+
+    def __init__(self, chars: int) -> None:
+        self.until = time.thread_time() + MARKDOWN_LINK_BUDGET_S + MARKDOWN_LINK_BUDGET_PER_CHAR_S * chars
+        self.calls = 0
+        self.spent = False
+        self.plain_blocks = 0
+
+    def charge(self) -> None:
+        self.calls += 1
+        if self.calls % _BUDGET_CHECK_EVERY == 0 and time.thread_time() > self.until:
+            self.spent = True
+            raise _BudgetSpent
+
+
+def _budgeted(rule_name: str) -> None:
+    index = _MARKDOWN.inline.ruler.__find__(rule_name)
+    rule = _MARKDOWN.inline.ruler.__rules__[index]
+    original = rule.fn
+
+    def charged(state, silent):  # type: ignore[no-untyped-def]
+        budget = state.env.get(_BUDGET_KEY) if isinstance(state.env, dict) else None
+        if budget is not None:
+            budget.charge()
+        return original(state, silent)
+
+    _MARKDOWN.inline.ruler.at(rule_name, charged, {"alt": rule.alt})
+
+
+for _rule in ("link", "image"):
+    _budgeted(_rule)
+# Where a tag or comment may start, then the whole tag matched at that position. Quotes delimit a value
+# only after "=", every other character (including a stray quote) is consumed possessively, so a match
+# attempt never backtracks and fails only when no ">" follows at all.
+_TAG_START = re.compile(r"<(?:!--|/?[A-Za-z])")
+_HTML_TAG_TOKEN = re.compile(
+    r"<!--|<(/?)([A-Za-z][A-Za-z0-9-]*+)((?:[^\"'>=]++|=\s*+\"[^\"]*+\"|=\s*+'[^']*+'|[=\"'])*+)>"
+)
 _RAW_TEXT_TAGS = frozenset({"script", "style", "textarea", "title"})
 
 
 def _iter_tags(markup: str) -> Iterator[tuple[int, int, str, str | None, str]]:
     """Yield ``(start, end, closing, name, rest)`` for every tag and comment (name ``None``) in
     ``markup``. The content of script/style/textarea/title is skipped to its closing tag, so a ``<``
-    inside a script cannot open a phantom element."""
+    inside a script cannot open a phantom element. A tag that never ends (no ``>`` after it) ends the
+    scan, as end of file inside a tag does in a browser: the rest stays text, and hostile markup such
+    as thousands of unclosed ``<a `` costs one pass, not one pass per ``<``."""
     position = 0
     while True:
-        match = _HTML_TAG_TOKEN.search(markup, position)
+        start = _TAG_START.search(markup, position)
+        if start is None:
+            return
+        match = _HTML_TAG_TOKEN.match(markup, start.start())
         if match is None:
             return
         closing, name, rest = match.groups()
@@ -679,7 +780,9 @@ def _iter_tags(markup: str) -> Iterator[tuple[int, int, str, str | None, str]]:
 
 
 _DECORATION_TOKENS = frozenset({"em_open", "em_close", "strong_open", "strong_close", "s_open", "s_close"})
-_ATTRIBUTE = re.compile(r"([^\s\"'>/=]+)(?:\s*=\s*(?:\"([^\"]*)\"|'([^']*)'|([^\s\"'=<>`]+)))?")
+# An unclosed quoted value runs to the end of the tag (as in a browser), so a run of `x="a` costs one
+# scan instead of one scan to the end per quote.
+_ATTRIBUTE = re.compile(r"([^\s\"'>/=]+)(?:\s*=\s*(?:\"([^\"]*)(?:\"|\Z)|'([^']*)(?:'|\Z)|([^\s\"'=<>`]+)))?")
 
 
 def _parse_attributes(raw: str) -> dict[str, str]:
@@ -724,12 +827,16 @@ class _RawHtmlTracker:
                 self.hiding_open += hides
 
 
-def project_markdown(content: str) -> list[Block]:
+def project_markdown(content: str, *, notes: list[str] | None = None) -> list[Block]:
     """Reader-text blocks of a Markdown document (SPEC §3.2): CommonMark with tables and
     strikethrough. Link text kept (targets in ``links``), images and their alt text dropped,
     decoration dropped, fenced/indented code kept as ``code`` blocks, raw HTML projected by the
-    HTML rules. Soft and hard line breaks inside a paragraph are kept as ``\\n``."""
-    env: dict[str, object] = {}
+    HTML rules. Soft and hard line breaks inside a paragraph are kept as ``\\n``.
+
+    Link parsing runs under a CPU budget (:data:`MARKDOWN_LINK_BUDGET_S`); when it is spent, a line
+    saying how many inline blocks were read as plain text is appended to ``notes``."""
+    budget = _LinkBudget(len(content))
+    env: dict[str, object] = {_BUDGET_KEY: budget}
     tokens = _MARKDOWN.parse(content, env)
     blocks: list[Block] = []
     containers: list[str] = []  # enclosing list items / quotes, innermost last
@@ -771,6 +878,10 @@ def project_markdown(content: str) -> list[Block]:
             orphans.extend(loose)
     if orphans and blocks:
         blocks[-1] = _with(blocks[-1], links=blocks[-1].links + tuple(orphans))
+    if budget.spent and notes is not None:
+        total = MARKDOWN_LINK_BUDGET_S + MARKDOWN_LINK_BUDGET_PER_CHAR_S * len(content)
+        notes.append(f"Markdown link parsing spent its {total:.1f} s budget; {budget.plain_blocks} inline "
+                     "block(s) read as plain text (links and strong spans there not extracted)")
     return blocks
 
 
@@ -783,12 +894,16 @@ def _inline_blocks(
 ) -> tuple[list[Block], list[Link]]:
     """The blocks of one inline token, and the links of a text-less inline (to attach to the next block)."""
     kind, level = leaf
-    if not _INLINE_MARKUP.search(token.content):
+    budget = env.get(_BUDGET_KEY)
+    spent = isinstance(budget, _LinkBudget) and budget.spent
+    if spent or not _INLINE_MARKUP.search(token.content):
         # No emphasis, code, link, image, HTML, entity or escape: the text is the reader text.
-        text = "\n".join(line.strip() for line in token.content.split("\n")).strip()
-        return ([Block(kind, level, text, quoted=quoted)] if text else []), []
+        return _plain_inline(token, leaf, quoted, budget if spent else None), []
     children: list[Token] = []
-    _MARKDOWN.inline.parse(token.content, _MARKDOWN, env, children)
+    try:
+        _MARKDOWN.inline.parse(token.content, _MARKDOWN, env, children)
+    except _BudgetSpent:
+        return _plain_inline(token, leaf, quoted, budget), []
     if any(child.type == "html_inline" for child in children):
         # Inline HTML (e.g. <span hidden>, <br>) follows the HTML rules: render and project.
         # Soft breaks become <br> so the paragraph's lines survive as lines (SPEC §3.3 title lines).
@@ -841,6 +956,14 @@ def _inline_blocks(
     if not text:
         return [], links
     return [Block(kind, level, text, tuple(links), tuple(strong), quoted)], []
+
+
+def _plain_inline(token: Token, leaf: tuple[str, int], quoted: bool, budget: object) -> list[Block]:
+    """An inline token read as plain text: its lines, stripped (counted against a spent ``budget``)."""
+    if isinstance(budget, _LinkBudget):
+        budget.plain_blocks += 1
+    text = "\n".join(line.strip() for line in token.content.split("\n")).strip()
+    return [Block(leaf[0], leaf[1], text, quoted=quoted)] if text else []
 
 
 def _project_fragment(markup: str, builder: _BlockBuilder) -> list[Block]:
