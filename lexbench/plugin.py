@@ -348,6 +348,19 @@ def pytest_configure_node(node) -> None:  # type: ignore[no-untyped-def]
     node.workerinput["lexbench_configuration_sha256"] = state.configuration_sha256
 
 
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    """``pytest_report_header``: say what the session benchmarks, where it writes, and what a resume skips."""
+    state = config.stash.get(STATE, None)
+    if state is None or state.is_worker or state.run_dir is None:
+        return []
+    suite = state.get_suite()
+    lines = [f"lexbench: suite {suite.id} ({len(suite.cases)} cases) x providers {', '.join(state.provider_names)}; "
+             f"run record: {state.run_dir}"]
+    if state.completed:
+        lines.append(f"lexbench: resumed: {len(state.completed)} items already recorded are not run again")
+    return lines
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """``pytest_collection_modifyitems``: deselect items of other shards and items a resumed run has
     already finished. Runs on the controller (``-n 0``) and on every worker with the same inputs."""

@@ -532,10 +532,19 @@ class CaseRule(Model):
     @field_validator("page_identity")
     @classmethod
     def _patterns_compile(cls, patterns: list[str]) -> list[str]:
+        import warnings
+
+        import regex
+
         for pattern in patterns:
             try:
                 re.compile(pattern)
-            except re.error as exc:
+                # The scorer searches with the `regex` engine (it can bound a search's time): the
+                # pattern must mean the same there.
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", FutureWarning)
+                    regex.compile(pattern)
+            except (re.error, regex.error) as exc:
                 raise ValueError(f"page_identity pattern {pattern!r} does not compile: {exc}") from None
         return patterns
 

@@ -10,7 +10,10 @@ single pass (§3.4). Components: ``call`` (§3.1), ``title`` (§3.3), ``regions`
 from __future__ import annotations
 
 import re
+import warnings
 from fractions import Fraction
+
+import regex
 
 from lexbench.boundary import CallAssessment, assess_call
 from lexbench.dataset.case import COVERAGE_THRESHOLD, Case, Region, TitleBasis
@@ -25,6 +28,11 @@ from lexbench.verdict import Component, ComponentResult, Outcome, Verdict
 
 _THRESHOLD = Fraction(str(COVERAGE_THRESHOLD))  # exact 4/5: no float edge at exactly 80 %
 _WHITESPACE = re.compile(r"\s+")
+PAGE_IDENTITY_TIMEOUT_S = 2.0
+"""Seconds one page-identity pattern may search one answer (SPEC §2). A reviewed pattern with
+catastrophic backtracking (``(a+)+$``) must not stall a run on a hostile answer: past this bound the
+pattern counts as unmatched and the evidence says it timed out. Real patterns finish in milliseconds
+even on a 20 MB answer, so only a pathological pattern × answer pair can meet the bound."""
 
 
 def evaluate_response(case: Case, answer: ProviderResult) -> Verdict:
@@ -140,8 +148,12 @@ def _call_component(call: CallAssessment, answer: ProviderResult, projection: Pr
     upstream_text = f"upstream {upstream}" if upstream is not None else "upstream status unknown"
     declared = "" if answer.content_format else ", sniffed"
     summary = f"{upstream_text}, {len(answer.content):,} chars of {projection.format}{declared}"
+    if projection.notes:
+        summary += "; " + "; ".join(projection.notes)
     evidence = f"call ok ({summary})" if call.ok else f"call failed: {call.message} ({summary})"
     details = _call_details(answer) | {"projected_format": projection.format}
+    if projection.notes:
+        details["projection_notes"] = list(projection.notes)
     return ComponentResult(
         name=Component.CALL, passed=call.ok, measured=1.0 if call.ok else 0.0, threshold=1.0,
         evidence=evidence, details=[details],
@@ -257,12 +269,18 @@ def _page_identity_component(case: Case, projection: Projection) -> ComponentRes
     if not case.page_identity:
         return ComponentResult(name=Component.PAGE_IDENTITY, passed=None, evidence="not scored: no page identity patterns")
     collapsed = _WHITESPACE.sub(" ", projection.text)
-    # TODO(SPEC §3): bound regex time (catastrophic backtracking on a 20 MB answer); patterns are reviewed.
-    details = [{"pattern": p, "matched": re.search(p, collapsed) is not None} for p in case.page_identity]
+    details: list[dict[str, object]] = []
+    for pattern in case.page_identity:
+        matched = identity_matches(pattern, collapsed)
+        details.append({"pattern": pattern, "matched": bool(matched)} | ({"timed_out": True} if matched is None else {}))
     unmatched = [d["pattern"] for d in details if not d["matched"]]
+    timed_out = [d["pattern"] for d in details if d.get("timed_out")]
     matched = len(details) - len(unmatched)
     if unmatched:
         evidence = f"page identity {matched}/{len(details)} (no match for " + ", ".join(repr(p) for p in unmatched) + ")"
+        if timed_out:
+            evidence += (f"; {', '.join(repr(p) for p in timed_out)} gave up after {PAGE_IDENTITY_TIMEOUT_S:g} s "
+                         "(catastrophic backtracking: review the pattern)")
     else:
         evidence = "page identity matched"
     return ComponentResult(
@@ -272,6 +290,17 @@ def _page_identity_component(case: Case, projection: Projection) -> ComponentRes
 
 
 _CHROME_REGIONS = frozenset({"navigation", "sidebar", "footer", "controls"})
+
+
+def identity_matches(pattern: str, text: str, timeout_s: float = PAGE_IDENTITY_TIMEOUT_S) -> bool | None:
+    """Whether the page-identity ``pattern`` occurs in ``text`` (``re`` syntax, searched with the
+    ``regex`` engine, which can stop a search): ``None`` when the search gave up after ``timeout_s``."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", FutureWarning)  # regex's notes on set syntax, not errors
+            return regex.search(pattern, text, timeout=timeout_s) is not None
+    except TimeoutError:
+        return None
 
 
 def _chrome(case: Case) -> list[str]:

@@ -43,7 +43,7 @@ from lexbench.scoring.labels import (
 )
 from lexbench.scoring.normalise import normalise
 from lexbench.scoring.projection import CODE, HEADING, VisibleTree, _walk
-from lexbench.scoring.view import AnswerView, Unit
+from lexbench.scoring.view import AnswerView, Unit, first_occurrences
 
 ARTICLE_WINDOW = 12
 """Normalised characters per window when testing whether record text was copied from the article."""
@@ -535,24 +535,35 @@ class PostLinks:
         return None
 
 
+def _last_word(text: str, end: int) -> str | None:
+    """``text[:end].split()[-1]`` (``None`` when there is no word) without copying ``text[:end]``:
+    ``text`` is in label normal form, so words are separated by single spaces."""
+    stop = max(0, len(text) + end) if end < 0 else min(end, len(text))
+    while stop and text[stop - 1] == " ":
+        stop -= 1
+    start = text.rfind(" ", 0, stop) + 1
+    return text[start:stop] or None
+
+
 def _attribution_in_link_line(unit: Unit, links: PostLinks, labels: _Labels) -> str | None:
     """An author named on the same line as the post link: a linked or bold name after an attribution
     connector ("… by Alice"), else one placed before the post link ("Alice · 3 days ago")."""
     if unit.kind == CODE:
         return None
     text = label_normalise(unit.text)
-    first_owned = min((text.find(label_normalise(link.text)) for link in unit.links
-                       if link.text and links.key(link.href)), default=-1)
+    owned = [label_normalise(link.text) for link in unit.links if link.text and links.key(link.href)]
     names = [link.text for link in unit.links if link.text and not links.key(link.href) and not _is_url_text(link.text)]
     names += list(unit.strong)
+    # One pass over the line for every position (a line of thousands of links must stay linear).
+    positions = first_occurrences(text, owned + [label_normalise(name) for name in names])
+    first_owned = min((positions[norm] for norm in owned), default=-1)
     fallback = None
     for name in names:
         if not labels.author_ok(name):
             continue
-        norm = label_normalise(name)
-        position = text.find(norm)
-        before = text[:position].split()
-        if before and before[-1].strip(",:;·|-") in ATTRIBUTION:
+        position = positions[label_normalise(name)]
+        before = _last_word(text, position)
+        if before is not None and before.strip(",:;·|-") in ATTRIBUTION:
             return _clean(name)
         if fallback is None and (first_owned < 0 or 0 <= position < first_owned):
             fallback = _clean(name)

@@ -8,8 +8,13 @@ are built lazily, only for cases with comment or post contracts.
 
 from __future__ import annotations
 
+from bisect import bisect_right
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cached_property
+from itertools import accumulate
+
+import ahocorasick
 
 from lexbench.scoring.normalise import normalise
 from lexbench.scoring.projection import (
@@ -42,6 +47,34 @@ class Unit:
     norm: str
 
 
+_FEW = 4_096
+"""Below this many needle × text characters, ``str.find`` per needle beats building an automaton."""
+
+
+def first_occurrences(text: str, needles: Iterable[str]) -> dict[str, int]:
+    """The index of each needle's first occurrence in ``text``, as ``text.find(needle)`` gives it
+    (``-1`` when absent, ``0`` for ``""``), in one Aho–Corasick pass when there are many needles:
+    O(len(text) + total needle length), not needles × text."""
+    wanted = set(needles)
+    if len(wanted) < 2 or len(wanted) * len(text) <= _FEW:
+        return {needle: text.find(needle) for needle in wanted}
+    found = {needle: -1 for needle in wanted}
+    if "" in found:
+        found[""] = 0
+    pending = {needle for needle in wanted if needle}
+    automaton = ahocorasick.Automaton(ahocorasick.STORE_ANY, ahocorasick.KEY_STRING)
+    for needle in pending:
+        automaton.add_word(needle, needle)
+    automaton.make_automaton()
+    for end, needle in automaton.iter(text):  # in order of end, so a needle's first report is its first occurrence
+        if needle in pending:
+            found[needle] = end - len(needle) + 1
+            pending.discard(needle)
+            if not pending:
+                break
+    return found
+
+
 def build_units(blocks: tuple[Block, ...] | list[Block]) -> list[Unit]:
     """Split blocks into line units (linear in the blocks' text)."""
     units: list[Unit] = []
@@ -51,13 +84,23 @@ def build_units(blocks: tuple[Block, ...] | list[Block]) -> list[Unit]:
                               normalise(block.text)))
             continue
         lines = block.lines()
+        # Each link and strong span goes to the first line holding its text, found in one pass over the
+        # block (a paragraph of 25,000 links must not cost 25,000 scans of it).
+        joined = "\n".join(lines)
+        starts = list(accumulate((len(line) + 1 for line in lines[:-1]), initial=0))
+        first = first_occurrences(joined, [link.text for link in block.links] + list(block.strong))
+
+        def line_of(needle: str) -> int | None:
+            position = first.get(needle, -1)
+            return bisect_right(starts, position) - 1 if position >= 0 else None
+
         placed_links: list[list[Link]] = [[] for _ in lines]
         for link in block.links:
-            index = next((i for i, line in enumerate(lines) if link.text and link.text in line), 0)
-            placed_links[index].append(link)
+            index = line_of(link.text) if link.text else None
+            placed_links[index or 0].append(link)
         placed_strong: list[list[str]] = [[] for _ in lines]
         for span in block.strong:
-            index = next((i for i, line in enumerate(lines) if span in line), None)
+            index = line_of(span)
             if index is not None:
                 placed_strong[index].append(span)
         for line, links, strong in zip(lines, placed_links, placed_strong, strict=True):
