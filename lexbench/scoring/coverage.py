@@ -52,17 +52,7 @@ def measure(normalised_output: str, needle_sets: Mapping[str, Sequence[str]]) ->
     wanted = {needle for needles in needle_sets.values() for needle in needles if needle}
     found: set[str] = set()
     if wanted and normalised_output:
-        automaton = ahocorasick.Automaton(ahocorasick.STORE_ANY, ahocorasick.KEY_STRING)
-        for needle in wanted:
-            automaton.add_word(needle, needle)
-        automaton.make_automaton()
-        remaining = len(wanted)
-        for _end, needle in automaton.iter(normalised_output):
-            if needle not in found:
-                found.add(needle)
-                remaining -= 1
-                if not remaining:
-                    break
+        _scan(normalised_output, wanted, found)
     results: dict[str, NeedleResult] = {}
     for key, needles in needle_sets.items():
         hits = 0
@@ -74,3 +64,47 @@ def measure(normalised_output: str, needle_sets: Mapping[str, Sequence[str]]) ->
                 missing.setdefault(needle)
         results[key] = NeedleResult(total=len(needles), found=hits, missing=tuple(missing))
     return results
+
+
+_CHUNK = 1 << 16  # characters scanned between checks on how much of the scan is wasted
+
+
+def _automaton(needles: set[str]) -> ahocorasick.Automaton:
+    automaton = ahocorasick.Automaton(ahocorasick.STORE_ANY, ahocorasick.KEY_STRING)
+    for needle in needles:
+        automaton.add_word(needle, needle)
+    automaton.make_automaton()
+    return automaton
+
+
+def _scan(text: str, wanted: set[str], found: set[str]) -> None:
+    """Add to ``found`` every needle of ``wanted`` that occurs in ``text``, in one left-to-right pass.
+
+    Matches are reported one by one, and a needle that was already found keeps matching: an answer
+    that repeats its text would cost a Python step per repeated fragment. So the scan goes chunk by
+    chunk, counting those wasted matches, and rebuilds the automaton without the found needles once
+    the waste exceeds what a rebuild costs. Still linear: every rebuild is paid for by the waste
+    before it."""
+    remaining = set(wanted)
+    automaton = _automaton(remaining)
+    overlap = max(len(needle) for needle in wanted) - 1
+    wasted = 0
+    position = 0
+    length = len(text)
+    while position < length and remaining:
+        end = min(length, position + _CHUNK)
+        start = max(0, position - overlap)
+        first_new = position - start  # matches ending before this index were seen in the last chunk
+        # A slice, not iter(text, start, end): that form costs time proportional to the whole text.
+        for end_index, needle in automaton.iter(text[start:end]):
+            if end_index < first_new:
+                continue
+            if needle in remaining:
+                remaining.discard(needle)
+                found.add(needle)
+            else:
+                wasted += 1
+        position = end
+        if remaining and wasted > 4 * len(remaining) + 1024:
+            automaton = _automaton(remaining)
+            wasted = 0

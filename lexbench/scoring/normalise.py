@@ -34,7 +34,10 @@ def normalise(text: str) -> str:
     folded = unicodedata.normalize("NFKC", text).casefold()
     if folded.isascii():
         return folded.encode("ascii").translate(None, _ASCII_NOT_ALNUM).decode("ascii")
-    return _NOT_ALNUM.sub("", folded)
+    # Delete ASCII punctuation and spaces bytewise first (UTF-8 multi-byte sequences hold no ASCII
+    # bytes), so the regex only has the non-ASCII rest to remove: about twice as fast on real text.
+    data = folded.encode("utf-8", "surrogatepass").translate(None, _ASCII_NOT_ALNUM)
+    return _NOT_ALNUM.sub("", data.decode("utf-8", "surrogatepass"))
 
 
 def label_normalise(text: str) -> str:
