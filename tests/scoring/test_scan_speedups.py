@@ -15,13 +15,12 @@ from lexbench.scoring.normalise import normalise
 _NOT_ALNUM = re.compile(r"[\W_]+")
 
 
-@settings(max_examples=300, deadline=None)
 @given(st.text())
 def test_normalise_equals_its_definition(text: str) -> None:
     assert normalise(text) == _NOT_ALNUM.sub("", unicodedata.normalize("NFKC", text).casefold())
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(suppress_health_check=list(HealthCheck))
 @given(st.text(alphabet="abcde", max_size=400), st.lists(st.text(alphabet="abcde", min_size=1, max_size=6), min_size=1,
                                                          max_size=30))
 def test_chunked_scan_finds_what_a_substring_test_finds(text: str, needles: list[str]) -> None:
