@@ -32,13 +32,42 @@ The stable error classes (:class:`ErrorType`) and the verdict class each one lea
 
 from __future__ import annotations
 
+import re
 from enum import StrEnum
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 ContentFormat = Literal["markdown", "text", "html"]
 DnsMode = Literal["system", "public_doh"]
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def writable_text(text: str) -> str:
+    """``text`` with every surrogate code point replaced by U+FFFD, so it can be written as UTF-8.
+
+    A service's JSON may carry half of an emoji (``"\\ud83d"``), which ``json.loads`` accepts; left in a
+    result it would reach the verdict's evidence and make the run record unwritable. Linear; ASCII and
+    valid text are returned as they are."""
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return _SURROGATE.sub("\ufffd", text)
+    return text
+
+
+def _writable(value: Any) -> Any:
+    if isinstance(value, str):
+        return writable_text(value)
+    if isinstance(value, dict):
+        return {_writable(k): _writable(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_writable(item) for item in value]
+    return value
 
 
 class ErrorType(StrEnum):
@@ -105,6 +134,11 @@ class Attempt(BaseModel):
     resolutions: list[Resolution] = Field(default_factory=list)
     redirects: list[str] = Field(default_factory=list)
 
+    @field_validator("error_message", "request_id", "redirects")
+    @classmethod
+    def _writable_text(cls, value: Any) -> Any:
+        return _writable(value)
+
 
 class ResultMetadata(BaseModel):
     """Provider metadata (SPEC §5).
@@ -135,6 +169,11 @@ class ResultMetadata(BaseModel):
     redirects: list[str] = Field(default_factory=list)
     content_type: str | None = None
 
+    @field_validator("request_id", "engine", "billing", "cost_unit", "redirects", "content_type")
+    @classmethod
+    def _writable_text(cls, value: Any) -> Any:
+        return _writable(value)
+
 
 class ProviderResult(BaseModel):
     """The normalised result of ``Provider.fetch`` (SPEC §5).
@@ -157,6 +196,12 @@ class ProviderResult(BaseModel):
     metadata: ResultMetadata = Field(default_factory=ResultMetadata)
     latency_s: float = Field(default=0.0, ge=0)
     attempts: list[Attempt] = Field(default_factory=list)
+
+    @field_validator("content", "final_url", "title", "error_message")
+    @classmethod
+    def _writable_text(cls, value: Any) -> Any:
+        # Answers are untrusted text: keep them writable as UTF-8 (see writable_text).
+        return _writable(value)
 
     @classmethod
     def failure(cls, error_type: ErrorType, message: str, **fields: Any) -> ProviderResult:
