@@ -40,6 +40,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from lexbench.errors import RunError
+from lexbench.jsonfile import InvalidJson, read_json
 from lexbench.providers.result import Attempt, ResultMetadata
 from lexbench.verdict import ComponentResult, Outcome
 
@@ -189,18 +190,26 @@ class RunRecorder:
 
 def load_rows(run_dir: Path) -> list[RunRow]:
     """Read every row of ``results.jsonl`` in file order; a torn last line (killed mid-write) is ignored."""
-    rows = []
+    return _read_rows(run_dir)[0]
+
+
+def _read_rows(run_dir: Path) -> tuple[list[RunRow], list[int]]:
+    """The valid rows, and the (1-based) numbers of lines before the last that are not rows."""
+    rows: list[RunRow] = []
+    damaged: list[int] = []
     path = run_dir / RESULTS_NAME
     if not path.exists():
-        return rows
-    for line in path.read_text(encoding="utf-8").splitlines():
+        return rows, damaged
+    lines = path.read_bytes().decode("utf-8", errors="replace").splitlines()
+    for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         try:
             rows.append(RunRow.model_validate_json(line))
         except ValueError:
-            continue
-    return rows
+            if number < len(lines):
+                damaged.append(number)
+    return rows, damaged
 
 
 @dataclass(frozen=True)
@@ -267,7 +276,11 @@ def checked_rows(run_dir: Path) -> tuple[dict[str, Any], list[RunRow]]:
     manifest = read_manifest(run_dir)
     if not manifest:
         raise RunError(f"{run_dir}: not a run directory (no {MANIFEST_NAME})")
-    rows = load_rows(run_dir)
+    rows, damaged = _read_rows(run_dir)
+    if damaged:
+        # Only the last line may be torn (a kill mid-write); a bad line before it is a lost result.
+        raise RunError(f"{run_dir}: {RESULTS_NAME} line(s) {', '.join(map(str, damaged[:5]))} are not result rows; "
+                       "the run record is damaged")
     foreign = foreign_rows(rows, RunIdentity.of_manifest(manifest))
     if foreign:
         raise RunError(f"{run_dir}: {RESULTS_NAME} holds rows of another run; refusing to mix them:\n  "
@@ -379,9 +392,41 @@ def write_manifest(run_dir: Path, manifest: Mapping[str, Any]) -> None:
 
 
 def read_manifest(run_dir: Path) -> dict[str, Any]:
-    """The run's manifest, or an empty dict when it has none."""
+    """The run's manifest, or an empty dict when it has none. Raises :class:`RunError` when it cannot
+    be read or is not a JSON object."""
     path = run_dir / MANIFEST_NAME
-    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    if not path.exists():
+        return {}
+    try:
+        manifest = read_json(path)
+    except (OSError, InvalidJson) as exc:
+        raise RunError(f"{run_dir}: {MANIFEST_NAME} cannot be read ({exc}); the run record is damaged") from None
+    problem = _manifest_problem(manifest)
+    if problem:
+        raise RunError(f"{run_dir}: {MANIFEST_NAME} {problem}; the run record is damaged")
+    return manifest
+
+
+_TEXT = (str, type(None))
+
+
+def _manifest_problem(manifest: Any) -> str | None:
+    """What is wrong with the fields resuming, merging and reporting rely on, or ``None``."""
+    if not isinstance(manifest, dict):
+        return "is not a JSON object"
+    suite, run = manifest.get("suite", {}), manifest.get("run", {})
+    checks = [
+        (isinstance(suite, dict), "suite is not an object"),
+        (isinstance(suite, dict) and all(isinstance(suite.get(k), _TEXT) for k in ("id", "dataset_sha256", "path")),
+         "suite.id, suite.dataset_sha256 or suite.path is not text"),
+        (isinstance(manifest.get("configuration_sha256"), _TEXT), "configuration_sha256 is not text"),
+        (isinstance(run, dict) and isinstance(run.get("shard"), _TEXT), "run.shard is not text"),
+        (isinstance(manifest.get("providers", []), list) and all(isinstance(p, str) for p in manifest.get("providers", [])),
+         "providers is not a list of names"),
+        (isinstance(manifest.get("sessions", []), list) and all(isinstance(s, dict) for s in manifest.get("sessions", [])),
+         "sessions is not a list of objects"),
+    ]
+    return next((message for ok, message in checks if not ok), None)
 
 
 def utc_now() -> str:

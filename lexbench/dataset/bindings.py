@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lexbench.dataset.compile import dump_json, sha256_bytes
+from lexbench.jsonfile import InvalidJson, decode_json, read_json
 
 if TYPE_CHECKING:
     from lexbench.dataset.case import Dataset
@@ -211,9 +212,12 @@ def _read_json(path: Path, problems: list[str], label: str) -> tuple[bytes, Any]
     except FileNotFoundError:
         problems.append(f"{label}: missing")
         return None
+    except OSError as exc:
+        problems.append(f"{label}: cannot be read ({exc.strerror or exc})")
+        return None
     try:
-        return data, json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        return data, decode_json(data)
+    except InvalidJson as exc:
         problems.append(f"{label}: not UTF-8 JSON ({exc})")
         return None
 
@@ -238,9 +242,11 @@ def _short(value: Any) -> str:
     return text if len(text) <= 80 else text[:77] + "…"
 
 
-def _case_list_problems(label: str, got: list[str], want: list[str], against: str) -> list[str]:
+def _case_list_problems(label: str, got: list[Any], want: list[str], against: str) -> list[str]:
     if got == want:
         return []
+    if not all(isinstance(case_id, str) for case_id in got):
+        return [f"{label}: a case's id is missing or not text ({', '.join(_short(c) for c in got if not isinstance(c, str))})"]
     missing = [c for c in want if c not in got]
     extra = [c for c in got if c not in want]
     problems = []
@@ -249,11 +255,15 @@ def _case_list_problems(label: str, got: list[str], want: list[str], against: st
     if extra:
         problems.append(f"{label}: has case(s) {', '.join(extra)} that {against} does not")
     if not missing and not extra:
-        position = next(i for i, (a, b) in enumerate(zip(got, want)) if a != b)
-        problems.append(
-            f"{label}: case {got[position]} is at position {position + 1}, where {against} has {want[position]} "
-            "(cases reordered)"
-        )
+        position = next((i for i, (a, b) in enumerate(zip(got, want)) if a != b), None)
+        if position is not None:
+            problems.append(
+                f"{label}: case {got[position]} is at position {position + 1}, where {against} has {want[position]} "
+                "(cases reordered)"
+            )
+        else:  # same cases in the same order, but one of the lists repeats some
+            repeated = sorted({c for c in got if got.count(c) > 1} | {c for c in want if want.count(c) > 1})
+            problems.append(f"{label}: case(s) {', '.join(repeated)} listed more than once")
     return problems
 
 
@@ -289,7 +299,7 @@ def check_catalog(committed: Any, expected: dict[str, Any], label: str = CATALOG
     owners = {c[field]: c["id"] for c in expected["cases"] for field in ("definition_sha256", "reference_sha256")
               if c[field]}
     for case in cases:
-        reference = want.get(case.get("id"))
+        reference = want.get(case["id"]) if isinstance(case.get("id"), str) else None
         if reference is None:
             continue
         case_label = f"{label}: case {case['id']}"
@@ -318,7 +328,7 @@ def check_tasks(committed: Any, expected: dict[str, Any], label: str = TASKS_NAM
     for case in cases:
         if "reference_text" in case:
             problems.append(f"{label}: case {case.get('id')}: carries reference_text; the public projection must not")
-        reference = want.get(case.get("id"))
+        reference = want.get(case["id"]) if isinstance(case.get("id"), str) else None
         if reference is not None and case != reference:
             fields = [k for k in dict.fromkeys([*reference, *case]) if case.get(k) != reference.get(k)]
             problems.append(
@@ -336,8 +346,8 @@ def check_suite_files(root: Path, *, registry: Path | None, registry_required: b
     problems: list[str] = []
     try:
         dataset_bytes = (root / DATASET_NAME).read_bytes()
-        dataset = json.loads(dataset_bytes.decode("utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        dataset = decode_json(dataset_bytes)
+    except (OSError, InvalidJson) as exc:
         return [f"{DATASET_NAME}: cannot be read as UTF-8 JSON ({exc})"]
     expected = generate_bindings(dataset_bytes, directory=root.name)
     committed: dict[str, bytes] = {}
@@ -377,14 +387,16 @@ def _registry_problems(root: Path, registry: Path, dataset: Mapping[str, Any], c
                        required: bool) -> list[str]:
     label = f"{registry.name} entry {root.name!r}"
     try:
-        value = json.loads(registry.read_text(encoding="utf-8"))
+        value = read_json(registry)
         entry = value["suites"].get(root.name)
     except FileNotFoundError:
         return [f"{registry}: missing; publish the suite to create its entry"] if required else []
-    except (UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError, AttributeError) as exc:
+    except (OSError, InvalidJson, KeyError, TypeError, AttributeError) as exc:
         return [f"{registry}: not a suite registry ({exc!r})"]
     if entry is None:
         return [f"{label}: missing; publish the suite to add it"] if required else []
+    if not isinstance(entry, dict):
+        return [f"{label}: not a JSON object"]
     expected = {
         "dataset_id": dataset_id(dataset["suite"]),
         "case_count": len(dataset["cases"]),

@@ -20,7 +20,6 @@ The approved inventory is the ids of the ``approved`` candidates in list order; 
 
 from __future__ import annotations
 
-import json
 import re
 from datetime import date
 from enum import StrEnum
@@ -31,6 +30,7 @@ from pydantic import Field, StringConstraints, ValidationError, model_validator
 
 from lexbench.dataset.case import CASE_ID_PATTERN, Model, NonEmpty, Rules, Sha256
 from lexbench.errors import RulesError
+from lexbench.jsonfile import InvalidJson, read_json
 
 COHORT_NAME = "cohort.json"
 CaseId = Annotated[str, StringConstraints(pattern=CASE_ID_PATTERN)]
@@ -251,13 +251,15 @@ class Cohort(Model):
 def load_cohort(path: Path) -> Cohort:
     """Read and validate ``cohort.json``; raises :class:`RulesError` naming the file, field and problem."""
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
+        raw = read_json(path)
     except FileNotFoundError:
         raise RulesError(
             f"{path}: no cohort.json here; every suite keeps its candidate identities and history in one "
             "(see README, 'Revising a suite')"
         ) from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+    except OSError as exc:
+        raise RulesError(f"{path}: cannot be read: {exc.strerror or exc}") from None
+    except InvalidJson as exc:
         raise RulesError(f"{path}: not valid UTF-8 JSON: {exc}") from None
     try:
         return Cohort.model_validate(raw)

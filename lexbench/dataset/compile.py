@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from lexbench.dataset.case import Case, CaseRule, Dataset, ReferenceBinding, Rules
 from lexbench.errors import EvidenceError, RulesError
+from lexbench.jsonfile import InvalidJson, read_json
 
 if TYPE_CHECKING:
     from lexbench.dataset.cohort import Cohort
@@ -263,15 +264,18 @@ def describe_validation_error(exc: ValidationError, *, case_id: str | None = Non
 def load_rules(path: Path) -> Rules:
     """Read and validate ``rules.json``; raises :class:`RulesError` naming case, field and problem."""
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
+        raw = read_json(path)
     except FileNotFoundError:
         raise RulesError(f"{path}: no rules.json here") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+    except OSError as exc:
+        raise RulesError(f"{path}: cannot be read: {exc.strerror or exc}") from None
+    except InvalidJson as exc:
         raise RulesError(f"{path}: not valid UTF-8 JSON: {exc}") from None
     try:
         rules = Rules.model_validate(raw)
     except ValidationError as exc:
-        ids = [c.get("id") for c in raw.get("cases", [])] if isinstance(raw, dict) else []
+        cases = raw.get("cases") if isinstance(raw, dict) else None
+        ids = [c.get("id") if isinstance(c, dict) else None for c in cases] if isinstance(cases, list) else []
         raise RulesError(_with_case_ids(describe_validation_error(exc, source=str(path)), ids)) from None
     return rules
 

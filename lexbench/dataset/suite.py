@@ -29,6 +29,7 @@ from lexbench.dataset.case import Case, Dataset
 from lexbench.dataset.cohort import COHORT_NAME, inventory_problems, load_cohort
 from lexbench.dataset.compile import compile_dataset, describe_validation_error, dump_json, load_rules, read_evidence
 from lexbench.errors import BindingError, RulesError
+from lexbench.jsonfile import InvalidJson, read_json
 
 CASES_ROOT = Path(__file__).resolve().parents[2] / "cases"
 """The repository's ``cases/`` directory (committed suites)."""
@@ -88,8 +89,8 @@ def suite_root(name_or_path: str, cases_root: Path = CASES_ROOT) -> Path:
 def load_dataset(path: Path) -> Dataset:
     """Read and validate a ``dataset.json``; raises :class:`RulesError` naming case and field."""
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raw = read_json(path)
+    except (OSError, InvalidJson) as exc:
         raise RulesError(f"{path}: cannot read the compiled dataset: {exc}") from None
     try:
         return Dataset.model_validate(raw)

@@ -18,7 +18,6 @@ with all of them, so nothing is scored from a set that does not match its manife
 
 from __future__ import annotations
 
-import json
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -30,6 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, Validation
 from lexbench.dataset.case import SHA256_PATTERN, Case
 from lexbench.dataset.suite import CASES_ROOT, load_suite
 from lexbench.errors import LexbenchError
+from lexbench.jsonfile import InvalidJson, read_json
 from lexbench.providers.result import ContentFormat, ErrorType, ProviderResult, ResultMetadata
 from lexbench.verdict import Outcome
 
@@ -213,8 +213,8 @@ def _schema_problems(exc: ValidationError, where: str) -> list[str]:
 
 def _read_json(path: Path) -> tuple[object | None, str | None]:
     try:
-        return json.loads(path.read_text(encoding="utf-8")), None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        return read_json(path), None
+    except (OSError, InvalidJson) as exc:
         return None, f"{path.name}: not readable UTF-8 JSON: {exc}"
 
 

@@ -33,6 +33,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from lexbench.errors import ConfigError
+from lexbench.jsonfile import InvalidJson, decode_json
 from lexbench.providers.base import OutputContract, Provider
 from lexbench.providers.credentials import Redactor, has_placeholder, malformed_placeholders, placeholder_names
 from lexbench.providers.result import DnsMode
@@ -129,13 +130,13 @@ def _reject_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 def load_provider_config(path: Path, registry: Mapping[str, type[Provider]]) -> ProviderConfig:
     """Read and validate a configuration file. Raises :class:`ConfigError` naming the file."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_bytes()
     except OSError as exc:
         raise ConfigError(f"cannot read provider configuration {path}: {exc.strerror or exc}") from None
     try:
-        data = json.loads(text, object_pairs_hook=_reject_duplicate_keys)
-    except json.JSONDecodeError as exc:
-        raise ConfigError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from None
+        data = decode_json(text, object_pairs_hook=_reject_duplicate_keys)
+    except InvalidJson as exc:
+        raise ConfigError(f"{path}: {exc}") from None
     except ConfigError as exc:
         raise ConfigError(f"{path}: {exc}") from None
     return parse_provider_config(data, registry, source=str(path))

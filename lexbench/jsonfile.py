@@ -1,0 +1,91 @@
+"""Reading the JSON files lexbench is given: rules, cohorts, datasets, bindings, provider
+configurations, gold tuples, run manifests.
+
+Every one of them may be hand-edited, truncated or hostile, and ``json.loads`` fails in more ways than
+``JSONDecodeError``: ``UnicodeDecodeError`` for bytes that are not UTF-8, ``ValueError`` for an integer
+of more than 4,300 digits, ``RecursionError`` for ``[[[[…``, and it accepts ``"\\ud800"`` (a lone
+surrogate no UTF-8 file can hold, and that would make every record derived from it unwritable).
+:func:`decode_json` turns all of them into one :class:`InvalidJson` with a one-line reason, so each
+loader reports its own error class (:class:`~lexbench.errors.RulesError`,
+:class:`~lexbench.errors.ConfigError`, …) naming the file, and nothing else escapes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+MAX_DEPTH = 64
+"""Deepest nesting of arrays and objects accepted; lexbench's own files nest fewer than ten levels."""
+
+
+class InvalidJson(ValueError):
+    """The bytes are not one UTF-8 JSON document lexbench can use; the message says why."""
+
+
+def decode_json(data: bytes | str, *, object_pairs_hook: Callable[[list[tuple[str, Any]]], Any] | None = None) -> Any:
+    """Parse ``data`` (UTF-8 bytes, a leading BOM allowed, or text) as one JSON value.
+
+    Raises :class:`InvalidJson` for invalid UTF-8, invalid JSON, ``NaN``/``Infinity``, integers too
+    long to convert, nesting deeper than :data:`MAX_DEPTH` and strings holding lone surrogates.
+    ``object_pairs_hook`` is passed to :func:`json.loads`; a ``ValueError`` it raises is reported too.
+    """
+    import json
+
+    if isinstance(data, bytes):
+        try:
+            text = data.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            raise InvalidJson(f"not UTF-8 (byte {exc.start}: {data[exc.start:exc.start + 1]!r})") from None
+    else:
+        text = data
+
+    def constant(name: str) -> Any:
+        raise InvalidJson(f"{name} is not JSON")
+
+    try:
+        value = json.loads(text, object_pairs_hook=object_pairs_hook, parse_constant=constant)
+    except InvalidJson:
+        raise
+    except json.JSONDecodeError as exc:
+        raise InvalidJson(f"not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from None
+    except RecursionError:
+        raise InvalidJson(f"nested too deeply (more than {MAX_DEPTH} levels)") from None
+    except ValueError as exc:  # an over-long integer; or the hook's own complaint
+        raise InvalidJson(str(exc).split(";")[0]) from None
+    _check(value)
+    return value
+
+
+def read_json(path: Path, **options: Any) -> Any:
+    """Read ``path`` and :func:`decode_json` it. Raises ``OSError`` (missing, a directory, unreadable)
+    or :class:`InvalidJson`."""
+    return decode_json(path.read_bytes(), **options)
+
+
+def _check(value: Any) -> None:
+    """Refuse nesting deeper than :data:`MAX_DEPTH` and lone surrogates, without recursion."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, str):
+            _check_text(item)
+        elif isinstance(item, (list, dict)):
+            if depth > MAX_DEPTH:
+                raise InvalidJson(f"nested too deeply (more than {MAX_DEPTH} levels)")
+            if isinstance(item, dict):
+                for key, child in item.items():
+                    _check_text(key)
+                    stack.append((child, depth + 1))
+            else:
+                stack.extend((child, depth + 1) for child in item)
+
+
+def _check_text(text: str) -> None:
+    if text.isascii():
+        return
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise InvalidJson(f"a string holds a lone surrogate ({text[exc.start]!r}), which UTF-8 cannot encode") from None
