@@ -32,6 +32,7 @@ import json
 import logging
 import re
 import ssl
+import threading
 import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -182,6 +183,9 @@ class HttpBoundary:
             error = exc
         except httpx.HTTPError as exc:
             error = _map_httpx_error(exc, progress, status_field)
+        except httpx.InvalidURL as exc:  # a URL (or a redirect's Location) the client cannot read
+            error = FetchError(ErrorType.BLOCKED_NETWORK if target else ErrorType.MALFORMED_RESPONSE if progress.status
+                               else ErrorType.CONNECT, f"refused a URL that does not parse ({exc})")
         except OSError as exc:
             error = FetchError(ErrorType.CONNECT, f"network error for {progress.where()}: {exc}")
         self._log(progress.request, error=str(error))
@@ -460,15 +464,30 @@ class _Backend(httpcore.AsyncNetworkBackend):
         await self._inner.sleep(seconds)
 
 
+_SSL_CONTEXT: ssl.SSLContext | None = None
+_SSL_LOCK = threading.Lock()
+
+
+def _ssl_context() -> ssl.SSLContext:
+    """The process's TLS client context, built once: building one loads the CA bundle (~15 ms), which
+    inside every exchange would be counted in the provider's latency. Contexts are safe to share."""
+    global _SSL_CONTEXT
+    with _SSL_LOCK:
+        if _SSL_CONTEXT is None:
+            _SSL_CONTEXT = httpx.create_ssl_context(trust_env=False)
+        return _SSL_CONTEXT
+
+
 class _Transport(httpx.AsyncHTTPTransport):
     """httpx's transport with our network backend; no proxies from the environment (they would bypass
     the guard), HTTP/1.1 only."""
 
     def __init__(self, backend: _Backend) -> None:
-        super().__init__(trust_env=False)
+        context = _ssl_context()
+        super().__init__(verify=context, trust_env=False)
         # httpx has no public hook for the network backend; replace the pool it built.
-        self._pool = httpcore.AsyncConnectionPool(ssl_context=httpx.create_ssl_context(trust_env=False),
-                                                  network_backend=backend, http1=True, http2=False)
+        self._pool = httpcore.AsyncConnectionPool(ssl_context=context, network_backend=backend, http1=True,
+                                                  http2=False)
 
 
 def _map_httpx_error(exc: httpx.HTTPError, progress: _Progress, status_field: str) -> FetchError:
