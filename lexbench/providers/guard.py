@@ -16,6 +16,8 @@ import ipaddress
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
+import httpx
+
 from lexbench.providers.policy import FetchError
 from lexbench.providers.result import ErrorType
 
@@ -51,6 +53,34 @@ def non_public_reason(address: str) -> str | None:
     return None
 
 
+def numeric_ipv4(host: str) -> str | None:
+    """The IPv4 address a browser reads in ``host`` (WHATWG URL host parsing): one to four dot-separated
+    numbers in decimal, octal (leading ``0``) or hexadecimal (``0x``), the last filling the remaining
+    bytes, a trailing dot allowed. ``"2130706433"``, ``"0x7f.1"`` and ``"0177.0.0.1"`` are all
+    ``"127.0.0.1"``; ``None`` when ``host`` is a name (or an out-of-range number)."""
+    parts = host.split(".")
+    if parts and parts[-1] == "" and len(parts) > 1:
+        parts.pop()
+    if not 1 <= len(parts) <= 4:
+        return None
+    numbers = []
+    for part in parts:
+        if part[:2].lower() == "0x":
+            digits, base, allowed = part[2:], 16, "0123456789abcdefABCDEF"
+        elif len(part) > 1 and part[0] == "0":
+            digits, base, allowed = part[1:], 8, "01234567"
+        else:
+            digits, base, allowed = part, 10, "0123456789"
+        if base != 16 and not digits or not all(c in allowed for c in digits):
+            return None
+        numbers.append(int(digits, base) if digits else 0)
+    *head, last = numbers
+    if any(n > 255 for n in head) or last >= 256 ** (5 - len(numbers)):
+        return None
+    value = last + sum(n << (8 * (3 - i)) for i, n in enumerate(head))
+    return str(ipaddress.IPv4Address(value))
+
+
 @dataclass(frozen=True)
 class NetworkGuard:
     """Refuses non-public addresses for target fetches, except the exact ``(address, port)`` pairs in
@@ -64,12 +94,27 @@ class NetworkGuard:
         return cls(exempt=frozenset((str(ipaddress.ip_address(host)), int(port)) for host, port in pairs))
 
     def check_url(self, url: str) -> None:
-        """Refuse URLs that are not plain http(s) or that carry credentials in their authority."""
-        parts = urlsplit(url)
+        """Refuse URLs that do not parse (an octal ``0177.0.0.1``, full-width digits, a broken IPv6
+        literal), that are not plain http(s), that name no host, or that carry credentials in their
+        authority. A URL the HTTP client cannot read is refused here, before anything is resolved."""
+        try:
+            parts = urlsplit(url)
+            host = httpx.URL(url).host
+            parts.port  # noqa: B018 (raises ValueError for a port out of range)
+        except (ValueError, httpx.InvalidURL) as exc:
+            raise FetchError(ErrorType.BLOCKED_NETWORK, f"refused a URL that does not parse ({exc}); only well-formed "
+                             "http and https URLs are fetched") from None
         if parts.scheme.lower() not in _SCHEMES:
             raise FetchError(ErrorType.BLOCKED_NETWORK, f"refused {parts.scheme or 'scheme-less'} URL: only http and https are fetched")
         if parts.username is not None or parts.password is not None:
             raise FetchError(ErrorType.BLOCKED_NETWORK, "refused a URL with credentials in it (user:password@host)")
+        if not host:
+            raise FetchError(ErrorType.BLOCKED_NETWORK, f"refused a URL without a host: {url[:200]!r}")
+        numeric = numeric_ipv4(host)
+        if numeric is not None:
+            # A browser reads 2130706433, 0x7f.1 and 017700000001 as 127.0.0.1; judge them as that,
+            # whatever the system resolver would make of them.
+            self.check_address(host, numeric, parts.port or (443 if parts.scheme.lower() == "https" else 80))
 
     def check_address(self, host: str, address: str, port: int) -> None:
         """Refuse ``address`` (resolved from ``host``) unless it is public or exactly exempt."""

@@ -183,9 +183,10 @@ class HttpBoundary:
             error = exc
         except httpx.HTTPError as exc:
             error = _map_httpx_error(exc, progress, status_field)
+            if "location header" in str(exc).lower():  # httpx reads a redirect's Location before we can
+                error = _unparsable_url(exc, target=target, redirect=True)
         except httpx.InvalidURL as exc:  # a URL (or a redirect's Location) the client cannot read
-            error = FetchError(ErrorType.BLOCKED_NETWORK if target else ErrorType.MALFORMED_RESPONSE if progress.status
-                               else ErrorType.CONNECT, f"refused a URL that does not parse ({exc})")
+            error = _unparsable_url(exc, target=target, redirect=progress.status is not None)
         except OSError as exc:
             error = FetchError(ErrorType.CONNECT, f"network error for {progress.where()}: {exc}")
         self._log(progress.request, error=str(error))
@@ -488,6 +489,14 @@ class _Transport(httpx.AsyncHTTPTransport):
         # httpx has no public hook for the network backend; replace the pool it built.
         self._pool = httpcore.AsyncConnectionPool(ssl_context=context, network_backend=backend, http1=True,
                                                   http2=False)
+
+
+def _unparsable_url(exc: Exception, *, target: bool, redirect: bool) -> FetchError:
+    """A URL the client cannot read: refused for a page under test (the guard cannot judge it); for a
+    hosted API, a malformed answer when it came as a redirect, else a request that could not be made."""
+    error_type = ErrorType.BLOCKED_NETWORK if target else ErrorType.MALFORMED_RESPONSE if redirect else ErrorType.CONNECT
+    where = "a redirect to " if redirect else ""
+    return FetchError(error_type, f"refused {where}a URL that does not parse ({exc})")
 
 
 def _map_httpx_error(exc: httpx.HTTPError, progress: _Progress, status_field: str) -> FetchError:
