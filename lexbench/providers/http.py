@@ -143,6 +143,7 @@ class HttpBoundary:
         self.max_body_bytes = max_body_bytes
         self.max_redirects = max_redirects
         self.debug_dir = debug_dir
+        _warm_up()  # providers are built before their first (timed) call
 
     def fetch_target(self, url: str, deadline: Deadline, headers: Mapping[str, str] | None = None) -> HttpResponse:
         """GET a page under test: guarded, system DNS. Any status is returned (the caller judges it);
@@ -477,6 +478,28 @@ def _ssl_context() -> ssl.SSLContext:
         if _SSL_CONTEXT is None:
             _SSL_CONTEXT = httpx.create_ssl_context(trust_env=False)
         return _SSL_CONTEXT
+
+
+_WARMED = False
+
+
+def _warm_up() -> None:
+    """Do once per process, untimed, what the first exchange would otherwise do inside a provider's
+    measured latency: build the TLS context and import the event-loop backend (together ~50 ms, several
+    hundred ms on a loaded machine)."""
+    global _WARMED
+    if _WARMED:
+        return
+    _ssl_context()
+
+    async def nothing() -> None:
+        await anyio.sleep(0)
+
+    try:
+        anyio.run(nothing)
+    except RuntimeError:  # built inside a running event loop: the first exchange will pay instead
+        return
+    _WARMED = True
 
 
 class _Transport(httpx.AsyncHTTPTransport):
