@@ -32,3 +32,13 @@ def test_chunked_scan_finds_what_a_substring_test_finds(text: str, needles: list
     finally:
         coverage._CHUNK = original
     assert found == {needle for needle in needles if needle in text}
+
+
+@given(st.text(alphabet="abc", max_size=60), st.lists(st.text(alphabet="abc", min_size=1, max_size=4), max_size=8),
+       st.text(alphabet="abc", max_size=12))
+def test_measure_with_whole_region_shortcut_matches_substring_tests(text: str, needles: list[str], inside: str) -> None:
+    sets = {"region": needles, "inside": [inside[i : i + 3] for i in range(0, len(inside), 3)] or [""]}
+    results = coverage.measure(text + inside, sets)
+    for key, needle_list in sets.items():
+        expected = sum(1 for needle in needle_list if needle in text + inside)
+        assert results[key].found == expected
