@@ -1,5 +1,5 @@
-"""The faster normalisation and the chunked coverage scan (issue 10) give exactly the results of their
-plain definitions."""
+"""The faster normalisation, coverage scan and page-identity check (issue 10) give exactly the results
+of their plain definitions."""
 
 from __future__ import annotations
 
@@ -42,3 +42,16 @@ def test_measure_with_whole_region_shortcut_matches_substring_tests(text: str, n
     for key, needle_list in sets.items():
         expected = sum(1 for needle in needle_list if needle in text + inside)
         assert results[key].found == expected
+
+
+@given(st.text(alphabet="ab .*(|\\\nÜ", max_size=6), st.text(alphabet="ab .*(|\\\nÜ", max_size=30))
+def test_page_identity_literal_shortcut_agrees_with_the_regex_engine(pattern: str, text: str) -> None:
+    import regex
+
+    from lexbench.scoring.evaluate import identity_matches
+
+    try:
+        expected = regex.search(pattern, text) is not None
+    except regex.error:
+        return  # not a valid pattern: rules never hold one (they are compiled when the rules load)
+    assert identity_matches(pattern, text) == expected
