@@ -159,6 +159,17 @@ class BenchState:
             return case.url
         return self._replay().url_for(case.id)
 
+    def replay_down(self) -> str | None:
+        """Why the replay server cannot serve pages now (replay mode, once started), else ``None``:
+        items it stops are the harness's failure, not the provider's (SPEC §3.1)."""
+        if self.live or self.replay is None:
+            return None
+        if not self.replay.running:
+            return "the replay server stopped during the run, so the page could not be served"
+        if not self.replay.answering():
+            return "the replay server no longer answers, so the page could not be served"
+        return None
+
 
 STATE = pytest.StashKey[BenchState]()
 
@@ -281,7 +292,10 @@ def _open_run(state: BenchState, suite: Suite) -> None:
             raise pytest.UsageError("--certified: this run cannot be certified:\n  " + "\n  ".join(problems))
         certification = {"requested": True, "checks": checks, "problems": [], "certified": False}
     state.run_dir = run_dir
-    state.recorder = RunRecorder(run_dir)
+    try:
+        state.recorder = RunRecorder(run_dir)
+    except OSError as exc:
+        raise pytest.UsageError(f"--run-dir={run_dir}: cannot write the run record there: {exc.strerror or exc}") from None
     state.started = utc_now()
     session = {"started": state.started, "finished": None, "argv": sys.argv, "resumed_with": len(state.completed)}
     state.manifest = {
@@ -294,7 +308,10 @@ def _open_run(state: BenchState, suite: Suite) -> None:
         "started": previous.get("started", state.started),
         "finished": None,
     }
-    write_manifest(run_dir, state.manifest)
+    try:
+        write_manifest(run_dir, state.manifest)
+    except OSError as exc:
+        raise pytest.UsageError(f"--run-dir={run_dir}: cannot write the run record there: {exc.strerror or exc}") from None
 
 
 def _configuration(state: BenchState) -> dict:
@@ -454,16 +471,29 @@ class CaseItem(pytest.Item):
                 ErrorType.REPLAY_UNREACHABLE,
                 f"{self.provider_name} is a hosted service and cannot fetch the loopback replay server; "
                 "its items run only with --live")
+        down = state.replay_down() if provider_type.needs_network else None
+        if down:
+            return ProviderResult.failure(ErrorType.INFRASTRUCTURE, f"{down}; {self.provider_name} was not called")
         try:
             url = state.target_url(self.case) if provider_type.needs_network else self.case.url
             provider = state.get_provider(self.provider_name)
         except OSError as exc:
             return ProviderResult.failure(ErrorType.INFRASTRUCTURE, f"the replay server could not start: {exc}")
-        return call_provider(provider, self.case, url, state.policy)
+        result = call_provider(provider, self.case, url, state.policy)
+        down = state.replay_down() if provider_type.needs_network and not result.success else None
+        if down:  # the call failed because the page could not be served: not the provider's failure
+            return result.model_copy(update={
+                "error_type": ErrorType.INFRASTRUCTURE,
+                "error_message": f"{down} ({self.provider_name} reported {result.error_type}: {result.error_message})"})
+        return result
 
     def _record(self, result: ProviderResult, verdict: Verdict) -> None:
         state = self.config.stash[STATE]
-        digest = save_response(state.run_dir, result.content) if state.run_dir else None
+        flags = list(self.case.flags)
+        try:
+            digest = save_response(state.run_dir, result.content) if state.run_dir else None
+        except OSError:  # disk full: keep the verdict; the controller stops the run if rows fail too
+            digest, flags = None, [*flags, "response_not_saved"]
         row = RunRow(
             suite=self.parent.suite.id,
             case=self.case.id,
@@ -486,7 +516,7 @@ class CaseItem(pytest.Item):
             content_tokens=count_tokens(result.content),
             reference_chars=len(self.case.reference_text) if self.case.reference_text else None,
             response_sha256=digest,
-            flags=list(self.case.flags),
+            flags=flags,
             dataset_sha256=state.dataset_sha256,
             configuration_sha256=state.configuration_sha256,
         )
@@ -539,28 +569,65 @@ def _crashed_row(state: BenchState, report: pytest.TestReport) -> RunRow | None:
 
 
 class RunWriter:
-    """Controller-only plugin: appends rows as reports arrive and writes the report at the end."""
+    """Controller-only plugin: appends rows as reports arrive and writes the report at the end.
+
+    When the run directory cannot be written (disk full), the session stops after the items in flight
+    — no provider is called for a result that could not be kept — and the summary says why and how to
+    resume; the rows already written stay whole."""
 
     def __init__(self, state: BenchState) -> None:
         self.state = state
+        self.session: pytest.Session | None = None
+        self.write_failure: str | None = None
+
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        """``pytest_sessionstart``: remember the session, to stop it if the run record fails."""
+        self.session = session
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         """``pytest_runtest_logreport``: append each finished item's row (flushed at once)."""
         row_json = getattr(report, "lexbench_row", None)
+        row = None
         if row_json and report.when == "call":
-            self.state.recorder.append(RunRow.model_validate_json(row_json))
+            row = RunRow.model_validate_json(row_json)
         elif report.failed and not row_json and report.when != "teardown":
             # The item died without a verdict (worker killed, backstop timeout): record it as crashed.
             row = _crashed_row(self.state, report)
-            if row is not None:
-                self.state.recorder.append(row)
+        if row is None:
+            return
+        try:
+            self.state.recorder.append(row)
+        except RunError as exc:
+            self._stop(str(exc))
+
+    def _stop(self, message: str) -> None:
+        if self.write_failure is not None:
+            return
+        self.write_failure = message
+        reason = f"lexbench: the run record cannot be written: {message}"
+        dsession = self.state.config.pluginmanager.getplugin("dsession")  # pytest-xdist's controller loop
+        if dsession is not None:
+            dsession.shouldstop = reason
+        elif self.session is not None:
+            self.session.shouldstop = reason
 
     def pytest_terminal_summary(self, terminalreporter) -> None:  # type: ignore[no-untyped-def]
         """``pytest_terminal_summary``: finish the manifest, write the reports (not in a measure-only
         run) and print the leaderboard."""
         state = self.state
         rows = load_rows(state.run_dir)
-        _finish_manifest(state, rows)
+        if self.write_failure is not None:
+            terminalreporter.section("lexbench run record")
+            terminalreporter.write_line(f"lexbench: the run stopped: {self.write_failure}", red=True)
+        try:
+            _finish_manifest(state, rows)
+        except OSError as exc:
+            terminalreporter.write_line(f"lexbench: cannot write {state.run_dir / 'manifest.json'}: "
+                                        f"{exc.strerror or exc}; the rows are kept; continue with "
+                                        f"--resume={state.run_dir} once the disk has room", red=True)
+            return
+        if self.write_failure is not None:
+            return
         if state.manifest["run"]["measure_only"]:
             terminalreporter.section("lexbench measure-only run")
             terminalreporter.write_line(f"{len(rows)} scored items in {state.run_dir} ({RESULTS_NAME}, responses/); "
@@ -571,6 +638,10 @@ class RunWriter:
             write_reports(state.run_dir, rows, manifest)
         except RunError as exc:
             terminalreporter.write_line(f"lexbench: no report written: {exc}", red=True)
+            return
+        except OSError as exc:
+            terminalreporter.write_line(f"lexbench: no report written: {exc.strerror or exc}; rebuild it later with "
+                                        f"lexbench report {state.run_dir}", red=True)
             return
         terminalreporter.section("lexbench leaderboard")
         for line in render_terminal(rows):

@@ -168,24 +168,47 @@ def repair_torn_tail(path: Path) -> int:
 
 
 class RunRecorder:
-    """Appends rows to ``results.jsonl`` (after cutting a torn last line) and keeps this session's rows."""
+    """Appends rows to ``results.jsonl`` (after cutting a torn last line) and keeps this session's rows.
+
+    A row that cannot be written whole (disk full, I/O error) is cut off again, so the file holds only
+    whole rows, and every later :meth:`append` fails the same way: the run must stop, not go on calling
+    providers whose results cannot be kept."""
 
     def __init__(self, run_dir: Path) -> None:
         self.run_dir = run_dir
         run_dir.mkdir(parents=True, exist_ok=True)
         self.rows: list[RunRow] = []
         self.torn_bytes = repair_torn_tail(run_dir / RESULTS_NAME)
-        self._handle = open(run_dir / RESULTS_NAME, "a", encoding="utf-8")
+        self.failure: str | None = None
+        self._fd = os.open(run_dir / RESULTS_NAME, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
 
     def append(self, row: RunRow) -> None:
-        """Write one row and fsync it before returning (nothing lost on interruption)."""
+        """Write one row and fsync it before returning (nothing lost on interruption). Raises
+        :class:`RunError` saying what failed and how to continue when the row cannot be written."""
+        if self.failure is not None:
+            raise RunError(self.failure)
+        data = memoryview((row.model_dump_json() + "\n").encode("utf-8"))
+        size = os.fstat(self._fd).st_size
+        try:
+            while data:
+                data = data[os.write(self._fd, data):]
+            os.fsync(self._fd)
+        except OSError as exc:
+            try:
+                os.ftruncate(self._fd, size)  # never leave half a row behind
+            except OSError:
+                pass  # a torn last line is also cut when the run is resumed
+            self.failure = (f"cannot write {RESULTS_NAME} in {self.run_dir}: {exc.strerror or exc}; every row written "
+                            f"before it is intact (this session: {len(self.rows)}); free space, then continue with "
+                            f"--resume={self.run_dir}")
+            raise RunError(self.failure) from None
         self.rows.append(row)
-        self._handle.write(row.model_dump_json() + "\n")
-        self._handle.flush()
-        os.fsync(self._handle.fileno())
 
     def close(self) -> None:
-        self._handle.close()
+        try:
+            os.close(self._fd)
+        except OSError:
+            pass
 
 
 def load_rows(run_dir: Path) -> list[RunRow]:

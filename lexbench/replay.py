@@ -83,6 +83,23 @@ class ReplayServer:
         self._thread.start()
         return self
 
+    def answering(self, timeout_s: float = 2.0) -> bool:
+        """Whether the server is running and answers an HTTP request within ``timeout_s`` seconds."""
+        import http.client
+
+        if self._server is None:
+            return False
+        host, port = self._server.server_address[:2]
+        connection = http.client.HTTPConnection(host, port, timeout=timeout_s)
+        try:
+            connection.request("HEAD", REPLAY_PREFIX)
+            connection.getresponse().read()
+        except (OSError, http.client.HTTPException):
+            return False
+        finally:
+            connection.close()
+        return True
+
     def stop(self) -> None:
         if self._server is not None:
             self._server.shutdown()

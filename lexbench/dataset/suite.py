@@ -123,11 +123,11 @@ def check_suite(root: Path, cases_root: Path = CASES_ROOT, dataset: Dataset | No
 def load_suite(name_or_path: str, cases_root: Path = CASES_ROOT) -> Suite:
     """Load a suite through the authoring pipeline: validate ``dataset.json``, check its public
     bindings, rules and cohort (:func:`check_suite`; required for committed suites, checked when
-    present otherwise), then verify every capture against its sha256 binding.
+    present otherwise), then verify every capture and reference body against its sha256 binding.
 
     Raises :class:`RulesError` for a malformed dataset, :class:`BindingError` for bindings that do not
-    agree, and :class:`~lexbench.errors.EvidenceError` for a missing or tampered capture — all before
-    any provider is called.
+    agree, and :class:`~lexbench.errors.EvidenceError` for a missing or tampered capture or reference
+    body — all before any provider is called.
     """
     root = resolve_suite_dir(name_or_path, cases_root)
     dataset = load_dataset(root / DATASET_NAME)
@@ -137,6 +137,11 @@ def load_suite(name_or_path: str, cases_root: Path = CASES_ROOT) -> Suite:
         case.id: read_evidence(evidence_home, case.capture.path, case.capture.sha256, case_id=case.id)
         for case in dataset.cases
     }
+    for case in dataset.cases:
+        # The reference body is scored from dataset.json (bound by the same sha256); its evidence file
+        # must still agree, or the suite's evidence home is not the one the cases were compiled from.
+        if case.body is not None:
+            read_evidence(evidence_home, case.body.reference.path, case.body.reference.sha256, case_id=case.id)
     return Suite(dataset=dataset, root=root, evidence_home=evidence_home, captures=captures)
 
 
