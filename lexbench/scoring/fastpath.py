@@ -264,16 +264,22 @@ class _Document:
         return count
 
 
+MAX_CONTAINER_DEPTH = 40
+"""Nested quotes/lists deeper than this leave the fast path (each level is a Python call frame)."""
+
+
 class _Blocks:
     """Block parsing over the lines of one container — the document, a list item or a block quote —
     with the container's indentation or ``>`` already removed (markdown-it's ``blkIndent``). ``kind``
     is what a paragraph here becomes (paragraph, list item or quote) and ``quoted`` whether a block
     quote encloses it."""
 
-    __slots__ = ("doc", "lines", "kind", "quoted")
+    __slots__ = ("doc", "lines", "kind", "quoted", "depth")
 
-    def __init__(self, doc: _Document, lines: list[str], kind: str, quoted: bool) -> None:
-        self.doc, self.lines, self.kind, self.quoted = doc, lines, kind, quoted
+    def __init__(self, doc: _Document, lines: list[str], kind: str, quoted: bool, depth: int = 0) -> None:
+        if depth > MAX_CONTAINER_DEPTH:
+            raise _Fallback  # deep nesting: markdown-it's own nesting limit handles it without recursion
+        self.doc, self.lines, self.kind, self.quoted, self.depth = doc, lines, kind, quoted, depth
 
     def parse_all(self) -> None:
         lines = self.lines
@@ -470,7 +476,7 @@ class _Blocks:
             if not more and not _starts_block(first_content):
                 self.doc.emit(mdTrim(first_content), LIST_ITEM, 0, self.quoted)
             else:
-                _Blocks(self.doc, item, LIST_ITEM, self.quoted).parse_all()
+                _Blocks(self.doc, item, LIST_ITEM, self.quoted, self.depth + 1).parse_all()
             if end >= count:
                 return end
             following = lines[end]
@@ -538,7 +544,7 @@ class _Blocks:
             lazy = True
             index += 1
             continue
-        _Blocks(self.doc, inner, QUOTE, True).parse_all()
+        _Blocks(self.doc, inner, QUOTE, True, self.depth + 1).parse_all()
         return index
 
     def table_at(self, line: int) -> bool:
