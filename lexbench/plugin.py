@@ -585,18 +585,16 @@ class RunWriter:
         self.session = session
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        """``pytest_runtest_logreport``: append each finished item's row (flushed at once)."""
+        """``pytest_runtest_logreport``: append each finished item's row (written at once)."""
         row_json = getattr(report, "lexbench_row", None)
-        row = None
-        if row_json and report.when == "call":
-            row = RunRow.model_validate_json(row_json)
-        elif report.failed and not row_json and report.when != "teardown":
-            # The item died without a verdict (worker killed, backstop timeout): record it as crashed.
-            row = _crashed_row(self.state, report)
-        if row is None:
-            return
         try:
-            self.state.recorder.append(row)
+            if row_json and report.when == "call":
+                self.state.recorder.append_json(row_json)  # made by RunRow.model_dump_json(): no re-parse
+            elif report.failed and not row_json and report.when != "teardown":
+                # The item died without a verdict (worker killed, backstop timeout): record it as crashed.
+                row = _crashed_row(self.state, report)
+                if row is not None:
+                    self.state.recorder.append(row)
         except RunError as exc:
             self._stop(str(exc))
 
