@@ -108,7 +108,7 @@ def item_id(case: str, provider: str) -> str:
 def count_tokens(text: str) -> int:
     """A tokenizer-free size of an answer: words and digit runs, each CJK/kana/hangul character, and
     each punctuation mark count one. Reported beside the noise figure (SPEC §6)."""
-    return sum(1 for _ in _TOKEN.finditer(text))
+    return len(_TOKEN.findall(text))
 
 
 def canonical_sha256(value: Any) -> str:
@@ -126,11 +126,19 @@ def save_response(run_dir: Path, content: str) -> str | None:
         return None
     data = content.encode("utf-8", errors="surrogatepass")
     digest = hashlib.sha256(data).hexdigest()
-    target = run_dir / RESPONSES_DIR / f"{digest}.txt"
-    if not target.exists():
-        target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = target.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_bytes(data)
+    folder = os.path.join(run_dir, RESPONSES_DIR)
+    target = os.path.join(folder, f"{digest}.txt")
+    if not os.path.exists(target):
+        # os-level calls: pathlib and buffered files cost more than the write itself, once per item.
+        os.makedirs(folder, exist_ok=True)
+        tmp = f"{target[:-4]}.{os.getpid()}.tmp"
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+        finally:
+            os.close(fd)
         os.replace(tmp, target)
     return digest
 
