@@ -50,18 +50,25 @@ def measure(normalised_output: str, needle_sets: Mapping[str, Sequence[str]]) ->
     and the scan stops early once every distinct needle has been seen.
     """
     found: set[str] = set()
-    if normalised_output:
+    whole: set[str] = set()  # keys whose needles were all found at once
+    if normalised_output and len(normalised_output) <= _WHOLE_CHECK_LIMIT:
         # A region's fragments are consecutive cuts of its text: when their concatenation occurs in the
         # answer (a passing answer usually holds its regions whole), every one of them is found. One
         # substring search each instead of scanning match by match.
-        for needles in needle_sets.values():
-            if len(needles) > 1 and len(normalised_output) <= _WHOLE_CHECK_LIMIT and "".join(needles) in normalised_output:
-                found.update(needle for needle in needles if needle)
-    wanted = {needle for needles in needle_sets.values() for needle in needles if needle and needle not in found}
+        for key, needles in needle_sets.items():
+            if len(needles) > 1 and "".join(needles) in normalised_output:
+                found.update(needles)
+                whole.add(key)
+    found.discard("")
+    wanted = {needle for key, needles in needle_sets.items() if key not in whole for needle in needles
+              if needle and needle not in found}
     if wanted and normalised_output:
         _scan(normalised_output, wanted, found)
     results: dict[str, NeedleResult] = {}
     for key, needles in needle_sets.items():
+        if key in whole:
+            results[key] = NeedleResult(total=len(needles), found=len(needles), missing=())
+            continue
         hits = 0
         missing: dict[str, None] = {}
         for needle in needles:

@@ -27,7 +27,6 @@ from lexbench.scoring.view import AnswerView
 from lexbench.verdict import Component, ComponentResult, Outcome, Verdict
 
 _THRESHOLD = Fraction(str(COVERAGE_THRESHOLD))  # exact 4/5: no float edge at exactly 80 %
-_WHITESPACE = re.compile(r"\s+")
 PAGE_IDENTITY_TIMEOUT_S = 2.0
 """Seconds one page-identity pattern may search one answer (SPEC §2). A reviewed pattern with
 catastrophic backtracking (``(a+)+$``) must not stall a run on a hostile answer: past this bound the
@@ -268,7 +267,7 @@ def _stable_groups_component(case: Case, found: dict[str, NeedleResult]) -> Comp
 def _page_identity_component(case: Case, projection: Projection) -> ComponentResult:
     if not case.page_identity:
         return ComponentResult(name=Component.PAGE_IDENTITY, passed=None, evidence="not scored: no page identity patterns")
-    collapsed = _WHITESPACE.sub(" ", projection.text)
+    collapsed = collapse_whitespace(projection.text)
     details: list[dict[str, object]] = []
     for pattern in case.page_identity:
         matched = identity_matches(pattern, collapsed)
@@ -290,6 +289,20 @@ def _page_identity_component(case: Case, projection: Projection) -> ComponentRes
 
 
 _CHROME_REGIONS = frozenset({"navigation", "sidebar", "footer", "controls"})
+
+
+def collapse_whitespace(text: str) -> str:
+    """``re.sub(r"\\s+", " ", text)``: every whitespace run becomes one space (split/join, a few times
+    faster; ``str.split`` and ``\\s`` agree on what whitespace is)."""
+    parts = text.split()
+    if not parts:
+        return " " if text else ""
+    collapsed = " ".join(parts)
+    if text[0].isspace():
+        collapsed = " " + collapsed
+    if text[-1].isspace():
+        collapsed += " "
+    return collapsed
 
 
 def identity_matches(pattern: str, text: str, timeout_s: float = PAGE_IDENTITY_TIMEOUT_S) -> bool | None:

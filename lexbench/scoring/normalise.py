@@ -52,6 +52,7 @@ def label_normalise(text: str) -> str:
 def fragments(text: str) -> list[str]:
     """Cut the normalised ``text`` into consecutive, non-overlapping ``FRAGMENT_CHARS``-character
     fragments (SPEC §3.4), in order, repeats kept; a tail shorter than a fragment is dropped."""
-    norm = normalise(text)
-    usable = len(norm) - len(norm) % FRAGMENT_CHARS
-    return [norm[i : i + FRAGMENT_CHARS] for i in range(0, usable, FRAGMENT_CHARS)]
+    return _FRAGMENT.findall(normalise(text))  # consecutive non-overlapping cuts, the short tail left out
+
+
+_FRAGMENT = re.compile(f".{{{FRAGMENT_CHARS}}}", re.S)

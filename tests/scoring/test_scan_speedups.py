@@ -55,3 +55,20 @@ def test_page_identity_literal_shortcut_agrees_with_the_regex_engine(pattern: st
     except regex.error:
         return  # not a valid pattern: rules never hold one (they are compiled when the rules load)
     assert identity_matches(pattern, text) == expected
+
+
+@given(st.text(alphabet=" \t\n\u00a0\u2003ab", max_size=20))
+def test_whitespace_collapse_equals_the_regex(text: str) -> None:
+    from lexbench.scoring.evaluate import collapse_whitespace
+
+    assert collapse_whitespace(text) == re.sub(r"\s+", " ", text)
+
+
+@given(st.text(max_size=40))
+def test_fragments_are_consecutive_cuts_of_the_normal_form(text: str) -> None:
+    from lexbench.dataset.case import FRAGMENT_CHARS
+    from lexbench.scoring.normalise import fragments
+
+    norm = normalise(text)
+    usable = len(norm) - len(norm) % FRAGMENT_CHARS
+    assert fragments(text) == [norm[i : i + FRAGMENT_CHARS] for i in range(0, usable, FRAGMENT_CHARS)]
