@@ -22,9 +22,10 @@ FIGURE = "lexbench.figure"
 def pytest_terminal_summary(terminalreporter) -> None:  # type: ignore[no-untyped-def]
     """``pytest_terminal_summary``: the reliability figures tests reported (issue 11), summed over
     xdist workers: fuzz examples run and each hostile answer's scoring time and memory."""
-    figures = [json.loads(value) for reports in terminalreporter.stats.values() for report in reports
-               if getattr(report, "when", None) == "call"
-               for name, value in getattr(report, "user_properties", ()) if name == FIGURE]
+    # Each phase's report repeats the properties set so far: keep one of each per test.
+    seen = {(report.nodeid, value) for reports in terminalreporter.stats.values() for report in reports
+            for name, value in getattr(report, "user_properties", ()) if name == FIGURE}
+    figures = [json.loads(value) for _, value in sorted(seen)]
     if not figures:
         return
     examples = [f for f in figures if f["kind"] == "fuzz"]

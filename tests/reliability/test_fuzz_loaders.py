@@ -218,6 +218,21 @@ def test_run_files_read_or_fail_with_a_run_error(run_dir: Path, name: str) -> No
     check()
 
 
+@pytest.mark.parametrize("data", NASTY_BYTES, ids=[repr(d[:12]) for d in NASTY_BYTES])
+def test_nasty_bytes_in_any_suite_file_are_a_lexbench_error(suite: Path, data: bytes) -> None:
+    """The inputs that used to escape as RecursionError, ValueError or UnicodeDecodeError, always run
+    (not left to the example draw): each suite file and the provider configuration."""
+    for name in SUITE_FILES:
+        path = (suite / name).resolve()
+        with Scratch(path):
+            path.write_bytes(data)
+            expect_only(LexbenchError, lambda: load_suite(str(suite), cases_root=suite.parent))
+    for load in (load_rules, load_cohort, load_dataset, load_config):
+        path = suite.parent / "nasty.json"
+        path.write_bytes(data)
+        expect_only(LexbenchError, lambda: load(path))
+
+
 def test_a_directory_or_unreadable_path_is_a_lexbench_error(tmp_path: Path) -> None:
     """Not files at all: each loader names the path instead of leaking ``IsADirectoryError``."""
     (tmp_path / "rules.json").mkdir()

@@ -33,13 +33,10 @@ def test_hostile_answer_gets_a_verdict_in_bounded_time_and_memory(request: pytes
     assert measured.deterministic is not False, "scoring the same answer twice gave different verdicts"
     assert measured.cpu_s < CPU_LIMIT_S
     assert measured.peak_mb < MEMORY_LIMIT_MB
-
-
-def test_pathological_identity_patterns_give_up_and_say_so() -> None:
-    """Catastrophic backtracking is cut off at the page-identity bound and reported, not waited out."""
-    measured = measure("regex-pathological", deadline_s=WALL_LIMIT_S)
-    assert measured.timed_out_patterns >= 1
-    assert "gave up after" in measured.explanations["article"]
+    if next(h for h in CORPUS if h.name == name).page_identity:
+        # Catastrophic backtracking is cut off at the page-identity bound and reported, not waited out.
+        assert measured.timed_out_patterns >= 1
+        assert all("gave up after" in explanation for explanation in measured.explanations.values())
 
 
 def test_the_corpus_covers_every_hostile_shape_the_issue_names() -> None:
