@@ -72,3 +72,16 @@ def test_fragments_are_consecutive_cuts_of_the_normal_form(text: str) -> None:
     norm = normalise(text)
     usable = len(norm) - len(norm) % FRAGMENT_CHARS
     assert fragments(text) == [norm[i : i + FRAGMENT_CHARS] for i in range(0, usable, FRAGMENT_CHARS)]
+
+
+@given(st.text(alphabet=st.sampled_from(list("aé\u0301\u0308\n \uac00\u1161\u11a8ﬁ_-Ａ") + ["\U0001f600"]), max_size=80))
+def test_normalise_in_pieces_equals_normalise_at_once(text: str) -> None:
+    from lexbench.scoring import normalise as module
+
+    original = module._PIECE
+    module._PIECE = 5  # pieces cut after newlines, often mid-composition without them
+    try:
+        pieces = module.normalise(text)
+    finally:
+        module._PIECE = original
+    assert pieces == module._normalise(text)
