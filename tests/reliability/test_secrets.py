@@ -31,9 +31,9 @@ REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = load_config(REPO / "providers" / "providers.example.json")
 CREDENTIAL_VARIABLES = sorted({name for spec in EXAMPLE.providers for name in spec.credential_variables()})
 HOSTED = [spec for spec in EXAMPLE.providers if PROVIDER_TYPES[spec.type].family == "hosted"]
-# Case URLs end in the fakes' scenario names: each service answers success, auth failure, its own error
-# and a malformed body, each through the adapter's success and error paths.
-SCENARIOS = ["success", "auth", "service-error", "malformed"]
+# Case URLs end in the fakes' scenario names: each service answers success, auth failure and its own
+# error (the hostile echo: a 500 whose body is the echo), through the adapter's success and error paths.
+SCENARIOS = ["success", "auth", "service-error"]
 CONFTEST = '''
 pytest_plugins = ["lexbench.plugin"]
 import httpcore
@@ -69,7 +69,7 @@ def forms(secret: str) -> set[str]:
 def hostile_echo() -> LoopbackServer:
     """Answers whatever it is asked with everything it was sent: headers, query and body, raw and
     base64. The case URL's last segment picks the answer: a 200 JSON echo in every field a service
-    might use, a 401, a 500 text echo, or a 200 HTML echo where JSON was expected."""
+    might use, a 401 or a 500 text echo."""
 
     def handle(h, server):  # type: ignore[no-untyped-def]
         body = h.rfile.read(int(h.headers.get("Content-Length") or 0))
@@ -84,8 +84,6 @@ def hostile_echo() -> LoopbackServer:
             send(h, 401, json.dumps({"error": echo}).encode(), "application/json", headers)
         elif scenario == "service-error":
             send(h, 500, echo.encode(), "text/plain; charset=utf-8", headers)
-        elif scenario == "malformed":
-            send(h, 200, f"<html><body><pre>{echo}</pre></body></html>".encode(), "text/html", headers)
         else:
             item = {key: echo for key in ("markdown", "content", "text", "html", "raw_content", "title", "error")}
             payload = {"success": True, "status": 200, "code": 200, "request_id": echo[:80], **item,
