@@ -235,6 +235,7 @@ class _TooDeep(Exception):
 # Characters lxml keeps in a parsed tree but refuses to set through its API (pruning moves tails):
 # C0 controls other than tab/newline/return, U+FFFE/U+FFFF and surrogates. Invisible to a reader, they
 # become U+FFFD, as NUL already does in the parser.
+_DOCUMENT_END = re.compile(r"</(?:html|body)\s*>", re.I)
 _XML_INCOMPATIBLE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
 
 
@@ -244,6 +245,9 @@ def _parse_html(content: str) -> lxml.html.HtmlElement | None:
     parser = lxml.html.HTMLParser(encoding="utf-8", remove_comments=True, remove_pis=True, huge_tree=True)
     if _XML_INCOMPATIBLE.search(content):
         content = _XML_INCOMPATIBLE.sub("\ufffd", content)
+    if _DOCUMENT_END.search(content):
+        # libxml2 drops everything after </html>; a browser keeps it in the body (HTML5 "after body").
+        content = _DOCUMENT_END.sub("", content)
     data = content.encode("utf-8")
     try:
         root = lxml.html.document_fromstring(data, parser=parser)

@@ -213,3 +213,16 @@ def test_scoring_is_deterministic_and_always_writable(generated: tuple[str, str 
     assert first.explanation
     assert first.model_dump() == second.model_dump()
     json.loads(first.model_dump_json())
+
+
+@given(st.lists(st.lists(SAFE_WORD, max_size=3).map(" ".join), min_size=2, max_size=4))
+def test_concatenated_documents_keep_every_part(parts: list[str]) -> None:
+    """A provider that joins pages returns several HTML documents in one answer; a browser shows them
+    all (content after ``</html>`` stays in the body), and so must the projection — libxml2 alone
+    dropped everything after the first ``</html>``."""
+    count_example()
+    documents = [f"<!DOCTYPE html><html><head><title>t</title></head><body><p>ZQXPART{i} {part}</p></body></html>"
+                 for i, part in enumerate(parts)]
+    content = "\n".join(documents)
+    for text in (project(content, "html").text, AnswerView.of(content, "html").projection.text):
+        assert all(f"ZQXPART{i}" in text for i in range(len(parts)))
