@@ -84,10 +84,13 @@ def project_markdown_fast(content: str, *, notes: list[str] | None = None) -> li
     src = _NEWLINES.sub("\n", content).replace("\0", "\ufffd")  # markdown-it's normalize rule
     if "]:" in src or _has_html_block(src):
         return project_markdown(content, notes=notes)
+    document = _Document(src)
     try:
-        return _Document(src).run()
+        return document.run()
     except _Whole:
         return project_markdown(content, notes=notes)
+    finally:
+        document.top = None  # break the document ↔ parser cycle: its lines go now, not at the next GC
 
 
 # --- block level -------------------------------------------------------------------------------------
@@ -149,7 +152,7 @@ class _Document:
         self.orphans: list[Link] = []  # text-less links waiting for the next block made from inline content
         # Safe split points reached so far: (line, number of blocks then, links waiting then).
         self.checkpoints: list[tuple[int, int, tuple[Link, ...]]] = [(0, 0, ())]
-        self.top = _Blocks(self, self.lines, PARAGRAPH, False)
+        self.top: _Blocks | None = _Blocks(self, self.lines, PARAGRAPH, False)
 
     def run(self) -> list[Block]:
         lines = self.lines

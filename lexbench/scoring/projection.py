@@ -32,7 +32,7 @@ TABLE_CELL = "table_cell"
 CAPTION = "caption"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # slots: a 20 MB answer has ~10^5 of these (80 bytes instead of 350)
 class Link:
     """A hyperlink: its visible text and its target (``href``, may be empty)."""
 
@@ -40,7 +40,7 @@ class Link:
     href: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Block:
     """One block of reader text.
 
