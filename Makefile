@@ -1,6 +1,7 @@
 # lexbench: two commands set everything up on a fresh machine with Python 3.11.
 #   make bench   run the default suite x default local providers, print the leaderboard
 #   make test    run the harness's own tests and the golden snapshots
+#   make perf    print the performance figures (issue 10) with their targets; exit 1 when one is missed
 PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
@@ -11,7 +12,7 @@ WORKERS   ?= auto
 CORPUS    ?= ../shared/corpus
 SUITES    ?= build/suites
 
-.PHONY: bench test check setup workers crawl4ai corpus-suites bench-corpus clean
+.PHONY: bench test check perf setup workers crawl4ai corpus-suites bench-corpus clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -47,6 +48,13 @@ test: $(STAMP) workers
 
 check: test
 	$(PY) -m lexbench.cli --help > /dev/null
+
+# Performance figures (issue 10): ratios measured side by side, median of ROUNDS rounds; takes minutes.
+# Figures 1, 3a and 4 need the real corpus and are skipped, with the reason, without it. PERF_ARGS
+# passes more options, e.g. PERF_ARGS="--only 2,5" or "--quick" (figure 3a on a quarter of the corpus).
+ROUNDS ?= 3
+perf: $(STAMP)
+	LEXBENCH_CORPUS=$(CORPUS) $(PY) -m benchmarks.perf --rounds $(ROUNDS) $(PERF_ARGS)
 
 # Import the real corpus (read from ../shared/corpus, written outside git) and benchmark it.
 corpus-suites: $(STAMP)

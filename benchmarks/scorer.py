@@ -1,0 +1,304 @@
+"""Figure 1: scorer throughput and memory.
+
+- **1a** Scoring a 20,000,000-byte Markdown answer against the largest reference of the real corpus
+  takes at most 3× the time of NFKC + casefold of the same answer. Two answers, both real corpus text
+  laid out as provider-like Markdown (headings, links, emphasis, lists, quotes, images, tables, fenced
+  code, navigation link lists, an inline HTML tag about once per 50 KB); the figure is the worse of
+  the two:
+
+  * ``none``: only paragraphs that hold none of the reference's fragments (mostly other scripts), so
+    nothing is found and the scan can never stop early — the issue's worst case;
+  * ``near-miss``: paragraphs of every other page, so thousands of fragments match over and over but
+    never all of them — the single-pass scan's own worst case.
+- **1b** Typical answers (≤ 200 KB): the median scoring time of each real provider's answers is under
+  1 % of that provider's median recorded latency (answers and latencies from figure 3's ``-n 0`` runs).
+- **1c** Peak memory while scoring the 20 MB answer stays under 10× the answer size (peak resident set
+  of a fresh process, reset right before scoring).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import time
+import unicodedata
+from pathlib import Path
+
+from benchmarks.common import Figure, bench_env, median, python, spread
+
+ANSWER_BYTES = 20_000_000
+TYPICAL_BYTES = 200_000
+
+
+# --- the 20 MB answers ----------------------------------------------------------------------------------
+
+
+def largest_case(suites: dict[str, Path]):  # type: ignore[no-untyped-def]
+    """The case with the longest reference among ``suites``, and every loaded case."""
+    from lexbench.dataset.suite import load_suite
+
+    cases = [case for path in suites.values() for case in load_suite(str(path)).cases]
+    largest = max(cases, key=lambda case: len(case.reference_text or ""))
+    return largest, cases
+
+
+def _fragment_set(case) -> set[str]:  # type: ignore[no-untyped-def]
+    from lexbench.scoring.evaluate import _needle_sets
+
+    return {needle for needles in _needle_sets(case).values() for needle in needles}
+
+
+def _holds_fragment(text: str, fragments: set[str], width: int) -> bool:
+    from lexbench.scoring.normalise import normalise
+
+    return _holds(normalise(text), fragments, width)
+
+
+def _holds(norm: str, fragments: set[str], width: int) -> bool:
+    return any(norm[i : i + width] in fragments for i in range(len(norm) - width + 1))
+
+
+_SENTENCE = re.compile(r"(?<=[.!?。！？])\s*")
+
+
+def _decorate(index: int, paragraph: str) -> str:
+    """Lay one real paragraph out as one of ten provider-like Markdown shapes (deterministic)."""
+    words = paragraph.split()
+    shape = index % 10
+    if shape == 0:
+        return "## " + " ".join(words[:10])
+    if shape == 1 and len(words) > 6:
+        linked = f"[{' '.join(words[2:5])}](https://example.org/story/{index}?ref=feed)"
+        return " ".join([f"**{words[0]}**", f"_{words[1]}_", linked, f"`{words[5]}`", *words[6:]])
+    if shape == 2:
+        return "\n".join(f"- {s}" for s in _SENTENCE.split(paragraph) if s.strip())
+    if shape == 3:
+        return "> " + paragraph
+    if shape == 4:
+        return f"![photo {index}](https://img.example.org/{index}.jpg \"caption\")\n\n{paragraph}"
+    if shape == 5:
+        return "\n".join(f"{n}. {s}" for n, s in enumerate((s for s in _SENTENCE.split(paragraph) if s.strip()), 1))
+    if shape == 6 and len(words) >= 4:
+        half = len(words) // 2
+        return f"| {words[0]} | {words[1]} |\n| --- | --- |\n| {' '.join(words[2:half])} | {' '.join(words[half:])} |"
+    if shape == 7:
+        return f"```text\n{paragraph}\n```"
+    if shape == 8:
+        links = " ".join(f"[{w.strip('.,;:')}](/tag/{n})" for n, w in enumerate(words[:8]))
+        return f"* {links}\n* [{words[-1]}](/more)"
+    if index % 500 == 9:
+        # Raw inline HTML about once per 50 KB: more often than in the local providers' Markdown over
+        # the corpus (a few per MB).
+        return paragraph + "<sup>1</sup>"
+    return paragraph
+
+
+def build_answer(paragraphs: list[str], size: int = ANSWER_BYTES, avoid: set[str] | None = None) -> str:
+    """Real paragraphs, decorated and repeated in order until exactly ``size`` UTF-8 bytes. With ``avoid``
+    (fragments), a block is left out when its reader text, or its junction with the previous block's,
+    would hold one of them, so the answer holds none."""
+    from lexbench.dataset.case import FRAGMENT_CHARS
+    from lexbench.scoring.normalise import normalise
+    from lexbench.scoring.projection import project
+
+    blocks: list[str] = []
+    total = 0
+    index = 0
+    tail = ""
+    clean: dict[tuple[int, int], str | None] = {}  # (shape, paragraph) → normalised reader text, or None
+    while total < size:
+        block = _decorate(index, paragraphs[index % len(paragraphs)]) + "\n\n"
+        index += 1
+        if avoid is not None:
+            key = ((index - 1) % 10 + (500 if (index - 1) % 500 == 9 else 0), (index - 1) % len(paragraphs))
+            if key not in clean:
+                norm = normalise(project(block, "markdown").text)
+                clean[key] = None if _holds(norm, avoid, FRAGMENT_CHARS) else norm
+            norm = clean[key]
+            if norm is None or _holds(tail + norm[: FRAGMENT_CHARS - 1], avoid, FRAGMENT_CHARS):
+                continue
+            tail = (tail + norm)[-(FRAGMENT_CHARS - 1):]
+        blocks.append(block)
+        total += len(block.encode("utf-8"))
+    data = "".join(blocks).encode("utf-8")[:size]
+    text = data.decode("utf-8", errors="ignore")
+    return text + " " * (size - len(text.encode("utf-8")))
+
+
+def build_answers(target, cases) -> dict[str, str]:  # type: ignore[no-untyped-def]
+    """The ``none`` and ``near-miss`` answers for ``target`` (see the module docstring)."""
+    from lexbench.dataset.case import FRAGMENT_CHARS
+
+    fragments = _fragment_set(target)
+    others = [line.strip() for case in cases if case.id != target.id and case.reference_text
+              for line in case.reference_text.split("\n") if len(line.strip()) >= 40]
+    clean = [p for p in others if not _holds_fragment(p, fragments, FRAGMENT_CHARS)]
+    return {"none": build_answer(clean, avoid=fragments), "near-miss": build_answer(others)}
+
+
+# --- measuring -------------------------------------------------------------------------------------------
+
+
+def nfkc_casefold_seconds(text: str) -> float:
+    """Seconds to NFKC-normalise and casefold ``text`` (the issue's yardstick)."""
+    start = time.perf_counter()
+    unicodedata.normalize("NFKC", text).casefold()
+    return time.perf_counter() - start
+
+
+def score_seconds(case, text: str, content_format: str = "markdown"):  # type: ignore[no-untyped-def]
+    """Seconds to score ``text`` as the answer to ``case``, and the verdict."""
+    from lexbench.providers.result import ProviderResult
+    from lexbench.scoring import evaluate_response
+
+    answer = ProviderResult(success=True, content=text, content_format=content_format)
+    start = time.perf_counter()
+    verdict = evaluate_response(case, answer)
+    return time.perf_counter() - start, verdict
+
+
+def _found(verdict) -> str:  # type: ignore[no-untyped-def]
+    parts = []
+    for component in verdict.components:
+        if component.name.value in ("regions", "ending"):
+            found = sum(d.get("found", 0) for d in component.details)
+            total = sum(d.get("fragments", 0) for d in component.details)
+            parts.append(f"{component.name.value} {found}/{total} fragments found")
+    return ", ".join(parts)
+
+
+_MEMORY_CHILD = r"""
+import json, sys, tracemalloc
+from pathlib import Path
+from lexbench.dataset.suite import load_suite
+from lexbench.providers.result import ProviderResult
+from lexbench.scoring import evaluate_response
+suite, case_id, answer_path = sys.argv[1:4]
+case = next(c for c in load_suite(suite).cases if c.id == case_id)
+answer = ProviderResult(success=True, content=Path(answer_path).read_text(encoding="utf-8"), content_format="markdown")
+evaluate_response(case, ProviderResult(success=True, content="# warm up", content_format="markdown"))
+def status(key):
+    for line in open("/proc/self/status"):
+        if line.startswith(key + ":"):
+            return int(line.split()[1]) * 1024
+try:
+    with open("/proc/self/clear_refs", "w") as handle:
+        handle.write("5")  # reset the peak resident set size to the current one
+    reset = True
+except OSError:
+    reset = False
+before = status("VmRSS")
+tracemalloc.start()
+evaluate_response(case, answer)
+traced_peak = tracemalloc.get_traced_memory()[1]
+tracemalloc.stop()
+print(json.dumps({"rss_before": before, "rss_peak": status("VmHWM"), "reset": reset, "traced_peak": traced_peak}))
+"""
+
+
+def memory_figure(suite: Path, case_id: str, answer: str, work: Path) -> Figure:
+    """Figure 1c: peak memory of scoring ``answer`` in a fresh process, as a multiple of its size."""
+    path = work / "answer-20mb.md"
+    path.write_text(answer, encoding="utf-8")
+    size = len(answer.encode("utf-8"))
+    done = subprocess.run([python(), "-c", _MEMORY_CHILD, str(suite), case_id, str(path)], env=bench_env(),
+                          capture_output=True, text=True, check=True)
+    data = json.loads(done.stdout.strip().splitlines()[-1])
+    rss_growth = data["rss_peak"] - data["rss_before"] if data["reset"] else None
+    peak = max(rss_growth or 0, data["traced_peak"])
+    details = [f"answer {size:,} bytes; tracemalloc peak {data['traced_peak'] / 1e6:.1f} MB"
+               + (f"; resident-set growth to its peak {rss_growth / 1e6:.1f} MB" if rss_growth is not None
+                  else "; peak resident set could not be reset (no /proc/self/clear_refs)")]
+    return Figure("1c", "scorer peak memory / answer size", peak / size, 10.0, "<=", details=details)
+
+
+def throughput_figures(suites: dict[str, Path], work: Path, rounds: int) -> list[Figure]:
+    """Figures 1a and 1c over the imported corpus ``suites``."""
+    target, cases = largest_case(suites)
+    answers = build_answers(target, cases)
+    figures: list[Figure] = []
+    worst: tuple[float, str] | None = None
+    details = [f"reference: {target.id} ({len(target.reference_text or ''):,} chars), "
+               f"answers of {ANSWER_BYTES:,} bytes, {rounds} rounds each"]
+    for name, text in answers.items():
+        score_times: list[float] = []
+        nfkc_times: list[float] = []
+        verdict = None
+        for index in range(rounds):
+            if index % 2:
+                nfkc_times.append(nfkc_casefold_seconds(text))
+                seconds, verdict = score_seconds(target, text)
+                score_times.append(seconds)
+            else:
+                seconds, verdict = score_seconds(target, text)
+                score_times.append(seconds)
+                nfkc_times.append(nfkc_casefold_seconds(text))
+        ratio = median([s / n for s, n in zip(score_times, nfkc_times, strict=True)])
+        ascii_share = sum(1 for ch in text if ord(ch) < 128) / len(text)
+        details.append(f"{name}: score {spread(score_times)}, NFKC+casefold {spread(nfkc_times)}, ratio {ratio:.2f}× "
+                       f"({len(text):,} chars, {ascii_share:.0%} ASCII; {_found(verdict)})")
+        if worst is None or ratio > worst[0]:
+            worst = (ratio, name)
+    assert worst is not None
+    figures.append(Figure("1a", f"scorer 20 MB Markdown / NFKC+casefold (worst: {worst[1]})", worst[0], 3.0, "<=",
+                          details=details))
+    suite_of = next(path for path in suites.values() if any(c.id == target.id for c in _suite_cases(path)))
+    figures.append(memory_figure(suite_of, target.id, answers["none"], work))
+    return figures
+
+
+def _suite_cases(path: Path):  # type: ignore[no-untyped-def]
+    from lexbench.dataset.suite import load_suite
+
+    return load_suite(str(path)).cases
+
+
+def typical_figure(runs: dict[str, list[Path]], suites: dict[str, Path], rounds: int = 3) -> Figure:
+    """Figure 1b: per provider, median scoring time of its ≤ 200 KB answers / its median latency.
+
+    ``runs`` maps provider name → run directories (``results.jsonl`` + ``responses/``) of that provider."""
+    from lexbench.dataset.suite import load_suite
+    from lexbench.providers.result import ProviderResult
+    from lexbench.scoring import evaluate_response
+
+    cases = {case.id: case for path in suites.values() for case in load_suite(str(path)).cases}
+    worst: tuple[float, str] | None = None
+    details = []
+    for provider, run_dirs in sorted(runs.items()):
+        latencies: list[float] = []
+        times: list[float] = []
+        sizes: list[int] = []
+        for run_dir in run_dirs:
+            for line in (run_dir / "results.jsonl").read_text(encoding="utf-8").splitlines():
+                row = json.loads(line)
+                if row["provider"] != provider or row.get("latency_s") is None:
+                    continue
+                latencies.append(row["latency_s"])
+                digest = row.get("response_sha256")
+                if not digest:
+                    continue
+                content = (run_dir / "responses" / f"{digest}.txt").read_text(encoding="utf-8")
+                if len(content.encode("utf-8")) > TYPICAL_BYTES:
+                    continue
+                answer = ProviderResult(success=True, content=content, content_format=row.get("content_format"))
+                best = float("inf")
+                for _ in range(rounds):
+                    start = time.perf_counter()
+                    evaluate_response(cases[row["case"]], answer)
+                    best = min(best, time.perf_counter() - start)
+                times.append(best)
+                sizes.append(len(content))
+        if not times or not latencies:
+            continue
+        share = median(times) / median(latencies)
+        details.append(f"{provider}: {len(times)} answers (median {median(sizes):,.0f} chars), scoring median "
+                       f"{median(times) * 1000:.2f} ms (p90 {sorted(times)[int(0.9 * len(times))] * 1000:.1f} ms), "
+                       f"provider median latency {median(latencies) * 1000:.0f} ms → {share:.2%}")
+        if worst is None or share > worst[0]:
+            worst = (share, provider)
+    if worst is None:
+        return Figure("1b", "typical answer scoring / provider median latency", None, 1.0, "<=", "%",
+                      skipped="no provider answers to score")
+    return Figure("1b", f"typical answer scoring / provider median latency (worst: {worst[1]})", worst[0] * 100, 1.0,
+                  "<=", "%", details=details)
