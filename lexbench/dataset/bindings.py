@@ -155,9 +155,9 @@ def generate_bindings(dataset_bytes: bytes, *, directory: str) -> Bindings:
     """Generate every binding of the ``dataset.json`` bytes, in order (SPEC §4).
 
     ``directory`` is the suite directory's name for the registry entry. Pure: writes nothing.
-    Raises ``ValueError`` when the bytes are not UTF-8 JSON.
+    Raises ``ValueError`` (:class:`~lexbench.jsonfile.InvalidJson`) when the bytes are not UTF-8 JSON.
     """
-    dataset = json.loads(dataset_bytes.decode("utf-8"))
+    dataset = decode_json(dataset_bytes)
     dataset_hash = sha256_bytes(dataset_bytes)
     catalog = dump_json(build_catalog(dataset, dataset_hash))
     tasks = dump_json(build_tasks(dataset))

@@ -233,6 +233,16 @@ def test_nasty_bytes_in_any_suite_file_are_a_lexbench_error(suite: Path, data: b
         expect_only(LexbenchError, lambda: load(path))
 
 
+def test_a_byte_order_mark_before_a_valid_file_is_handled_cleanly(suite: Path) -> None:
+    """A BOM (an editor's habit) before any suite file: read or refused with a LexbenchError — the
+    dataset's bindings used to be regenerated with json.loads, which refuses a BOM with its own error."""
+    for name in SUITE_FILES:
+        path = (suite / name).resolve()
+        with Scratch(path):
+            path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
+            expect_only(LexbenchError, lambda: load_suite(str(suite), cases_root=suite.parent))
+
+
 def test_a_directory_or_unreadable_path_is_a_lexbench_error(tmp_path: Path) -> None:
     """Not files at all: each loader names the path instead of leaking ``IsADirectoryError``."""
     (tmp_path / "rules.json").mkdir()
