@@ -23,11 +23,11 @@ def _import_corpus(args: argparse.Namespace) -> int:
 
 def _suite_pins(root: Path | None, cohort_path: Path) -> dict[str, str]:
     # Datasets that compile-articles must never write next to: the suite's published one and every prior input.
-    import json
 
     from lexbench.dataset.bindings import DATASET_NAME, SOURCE_INPUTS_NAME
     from lexbench.dataset.cohort import load_cohort
     from lexbench.dataset.compile import sha256_bytes
+    from lexbench.jsonfile import read_json
 
     pins: dict[str, str] = {}
     if cohort_path.is_file():
@@ -37,7 +37,7 @@ def _suite_pins(root: Path | None, cohort_path: Path) -> dict[str, str]:
     if root is not None and (root / DATASET_NAME).is_file():
         pins[sha256_bytes((root / DATASET_NAME).read_bytes())] = f"suite {root.name}"
     if root is not None and (root / SOURCE_INPUTS_NAME).is_file():
-        inputs = json.loads((root / SOURCE_INPUTS_NAME).read_text(encoding="utf-8"))
+        inputs = read_json(root / SOURCE_INPUTS_NAME)
         pins[inputs["files"][DATASET_NAME]] = inputs["id"]
     return pins
 

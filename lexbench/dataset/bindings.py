@@ -184,7 +184,7 @@ def update_registry(registry: Path, suite: str, entry: dict[str, Any]) -> None:
     """Set ``suites[suite]`` of the registry file to ``entry``, keeping every other entry, their order
     and an existing entry's ``directory``. Creates the file when absent."""
     if registry.exists():
-        value = json.loads(registry.read_text(encoding="utf-8"))
+        value = read_json(registry)
     else:
         value = {"schema_version": 1, "kind": "suite_registry", "suites": {}}
     previous = value["suites"].get(suite)
@@ -514,7 +514,7 @@ def verify_inputs(root: Path, source: Path, *, evidence_home: Path | None = None
         return ["the suite's own bindings do not agree (run lexbench validate):", *problems]
     if not (root / SOURCE_INPUTS_NAME).is_file():
         return [f"{root / SOURCE_INPUTS_NAME}: missing; publish the suite's bindings first (lexbench publish)"]
-    pinned_inputs = json.loads((root / SOURCE_INPUTS_NAME).read_text(encoding="utf-8"))
+    pinned_inputs = read_json(root / SOURCE_INPUTS_NAME)
     pinned_hash = pinned_inputs["files"][DATASET_NAME]
     evidence_home = evidence_home if evidence_home is not None else source / "evidence"
 
@@ -558,12 +558,12 @@ def verify_inputs(root: Path, source: Path, *, evidence_home: Path | None = None
 def _dataset_case_problems(data: bytes, root: Path, label: str) -> list[str]:
     # Name the cases that differ from the pinned catalog, so a reviewer knows where to look.
     try:
-        dataset = json.loads(data.decode("utf-8"))
+        dataset = decode_json(data)
         cases = dataset["cases"]
         got = {case["id"]: definition_sha256(case) for case in cases}
-    except (UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError) as exc:
+    except (InvalidJson, KeyError, TypeError) as exc:
         return [f"{label}: not a compiled dataset ({exc!r})"]
-    catalog = json.loads((root / CATALOG_NAME).read_text(encoding="utf-8"))
+    catalog = read_json(root / CATALOG_NAME)
     want = {case["id"]: case["definition_sha256"] for case in catalog["cases"]}
     problems = _case_list_problems(label, list(got), list(want), CATALOG_NAME)
     for case_id, digest in got.items():

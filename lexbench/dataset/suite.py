@@ -17,7 +17,6 @@ in ``cases/registry.json``. ``--suite`` takes a name under ``cases/`` or a path 
 
 from __future__ import annotations
 
-import json
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -229,7 +228,7 @@ def _check_adoptable(root: Path, new: Dataset, new_bytes: bytes, current_path: P
         raise RulesError("\n".join(problems))
     if not current_path.is_file():
         return
-    current = json.loads(current_path.read_text(encoding="utf-8"))["suite"]
+    current = read_json(current_path)["suite"]
     if current_path.read_bytes() == new_bytes:
         return
     if new.suite.revision <= current["revision"]:
