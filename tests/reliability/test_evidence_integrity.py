@@ -1,7 +1,9 @@
 """Every file a run reads from a suite or its evidence home is checked against its binding before any
 provider is called (issue 11, SPEC §4, §6): a tampered capture, reference body, dataset, rules,
-cohort, public binding or registry entry stops ``pytest`` with a usage error (exit code 4) that names
-the file and, where the file is per case, the case; no row is written and no provider is called.
+cohort, public binding or registry entry is refused by ``load_suite`` — the run's first step — with an
+error naming the file and, where the file is per case, the case; in a real run that is a usage error
+(exit code 4) with no row written and no provider called (checked for a capture, a reference body and
+a binding in ``pytest -n 2`` runs).
 """
 
 from __future__ import annotations
@@ -87,7 +89,25 @@ def test_an_untouched_suite_runs_and_calls_its_providers(project) -> None:  # ty
 
 @pytest.mark.parametrize(("name", "tamper", "named"), TAMPERED,
                          ids=[f"{name}:{i}" for i, (name, _, _) in enumerate(TAMPERED)])
+def test_every_tampered_file_is_refused_when_the_suite_is_loaded(tmp_path: Path, name, tamper, named) -> None:  # type: ignore[no-untyped-def]
+    """What a run does first (``load_suite``), for every kind of file: the error names file and case."""
+    from lexbench.dataset.suite import load_suite
+    from lexbench.errors import LexbenchError
+
+    suite = write_suite(tmp_path / "tiny", ARTICLES)
+    tamper((suite / name).resolve())
+    with pytest.raises(LexbenchError) as caught:
+        load_suite(str(suite))
+    for part in named:
+        assert part in str(caught.value), f"the message must name {part!r}:\n{caught.value}"
+
+
+IN_A_RUN = [TAMPERED[0], TAMPERED[1], TAMPERED[7]]  # a capture, a reference body, a public binding
+
+
+@pytest.mark.parametrize(("name", "tamper", "named"), IN_A_RUN, ids=[name for name, _, _ in IN_A_RUN])
 def test_a_tampered_file_stops_the_run_before_any_provider_is_called(project, name, tamper, named) -> None:  # type: ignore[no-untyped-def]
+    """The same refusal in a real ``pytest -n 2`` run: exit code 4, no row, no provider call."""
     pytester, suite = project
     tamper((suite / name).resolve())
     run = pytester.path / "run"
