@@ -2,10 +2,13 @@
 
 :func:`build_report` turns a run into one JSON-able dict (``report.json``); :func:`render_markdown`
 and :func:`lexbench.report_html.render_html` present the same figures. :func:`write_reports` writes
-all three into the run directory; ``lexbench report RUN`` calls it again and gets the same bytes:
-rows are ordered before anything is computed, the bootstrap is seeded (:mod:`lexbench.stats`), and
-nothing reads the clock, the host or the session (shard, argv, start/end) — so a run merged from
-shards reports exactly like the unsharded run over the same results.
+all three into the run directory from one :class:`ReportModel` (:func:`build_model` orders the rows
+and summarises and bootstraps each provider once; :func:`markdown_from_model`,
+:func:`json_from_model` and :func:`lexbench.report_html.html_from_model` render it). ``lexbench
+report RUN`` calls it again and gets the same bytes: rows are ordered before anything is computed,
+the bootstrap is seeded (:mod:`lexbench.stats`), and nothing reads the clock, the host or the session
+(shard, argv, start/end) — so a run merged from shards reports exactly like the unsharded run over
+the same results.
 
 The pass rate is passed ÷ (passed + failed): ``unresolvable`` items (the operator's setup stopped the
 call) are counted apart, never as failures. The noise figure — median answer size ÷ reference size,
@@ -251,6 +254,24 @@ def _run_facts(manifest: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+@dataclass(frozen=True)
+class ReportModel:
+    """One run's report computed once, for every renderer: ``rows`` in report order
+    (:func:`ordered_rows`), their :func:`summarise` ``summaries`` and ``data``, the plain-data report
+    (:func:`build_report`, ``report.json``)."""
+
+    rows: list[RunRow]
+    summaries: list[ProviderSummary]
+    data: dict[str, Any]
+
+
+def build_model(rows: Iterable[RunRow], manifest: dict[str, Any]) -> ReportModel:
+    """Order, summarise and compare ``rows`` once (the bootstraps run here) for all the renderers."""
+    ordered = ordered_rows(rows)
+    summaries = summarise(ordered)
+    return ReportModel(rows=ordered, summaries=summaries, data=_report_data(ordered, manifest, summaries))
+
+
 def build_report(rows: Sequence[RunRow], manifest: dict[str, Any]) -> dict[str, Any]:
     """The whole report as plain data (``report.json``): run facts, leaderboards with bootstrap
     intervals, pairwise comparisons, breakdowns, component failures, latency and cost, failure classes,
@@ -258,8 +279,11 @@ def build_report(rows: Sequence[RunRow], manifest: dict[str, Any]) -> dict[str, 
 
     Rates are shares in 0–1 and latencies seconds, rounded to 4 decimals.
     """
-    rows = ordered_rows(rows)
-    summaries = summarise(rows)
+    return build_model(rows, manifest).data
+
+
+def _report_data(rows: list[RunRow], manifest: dict[str, Any], summaries: list[ProviderSummary]) -> dict[str, Any]:
+    # ``rows`` in report order, ``summaries`` = summarise(rows).
     comparisons = compare(rows, summaries)
     providers = [s.provider for s in summaries]
     report: dict[str, Any] = {
@@ -333,7 +357,12 @@ def build_report(rows: Sequence[RunRow], manifest: dict[str, Any]) -> dict[str, 
 
 def render_json(rows: Sequence[RunRow], manifest: dict[str, Any]) -> str:
     """``report.json``: :func:`build_report` as UTF-8 JSON, indent 2, one trailing newline."""
-    return json.dumps(build_report(rows, manifest), ensure_ascii=False, indent=2) + "\n"
+    return json_from_model(build_model(rows, manifest))
+
+
+def json_from_model(model: ReportModel) -> str:
+    """:func:`render_json` of a prebuilt :class:`ReportModel`."""
+    return json.dumps(model.data, ensure_ascii=False, indent=2) + "\n"
 
 
 def pct(value: float | None) -> str:
@@ -398,7 +427,12 @@ def _md_cell(text: str) -> str:
 
 def render_markdown(rows: Sequence[RunRow], manifest: dict[str, Any]) -> str:
     """The whole ``report.md`` (see :func:`build_report` for its parts)."""
-    report = build_report(rows, manifest)
+    return markdown_from_model(build_model(rows, manifest))
+
+
+def markdown_from_model(model: ReportModel) -> str:
+    """:func:`render_markdown` of a prebuilt :class:`ReportModel`."""
+    report = model.data
     lines = ["# lexbench report", ""] + [f"{line}  " for line in run_lines(report)] + [""]
     if report["run"]["suite"].get("review_status") == "imported_unreviewed":
         lines += ["> This suite was imported from a public corpus and has not been reviewed: its cases have no "
@@ -487,12 +521,14 @@ REPORT_FILES = ("report.md", "report.html", "report.json")
 def write_reports(run_dir: Path, rows: Sequence[RunRow], manifest: dict[str, Any]) -> list[Path]:
     """Write ``report.md``, ``report.html`` and ``report.json`` into ``run_dir``; return their paths.
 
-    The bytes depend only on ``rows`` (in any order) and the run-wide facts of ``manifest``.
+    The bytes depend only on ``rows`` (in any order) and the run-wide facts of ``manifest``. The
+    report is built once (:func:`build_model`) and rendered three times.
     """
-    from lexbench.report_html import render_html
+    from lexbench.report_html import html_from_model
 
-    contents = {"report.md": render_markdown(rows, manifest), "report.html": render_html(rows, manifest),
-                "report.json": render_json(rows, manifest)}
+    model = build_model(rows, manifest)
+    contents = {"report.md": markdown_from_model(model), "report.html": html_from_model(model),
+                "report.json": json_from_model(model)}
     paths = []
     for name in REPORT_FILES:
         path = run_dir / name

@@ -26,9 +26,9 @@ from html import escape
 from typing import Any
 
 from lexbench.record import RunRow
-from lexbench.report import (BREAKDOWNS, COMPONENT_COLUMNS, COMPONENT_LABELS, LEADERBOARD_COMPONENTS, build_report,
-                             cost_text, interval_text, ordered_rows, pct, ratio, run_lines, secs, signed_pct,
-                             summarise, tokens_text)
+from lexbench.report import (BREAKDOWNS, COMPONENT_COLUMNS, COMPONENT_LABELS, LEADERBOARD_COMPONENTS,
+                             ProviderSummary, ReportModel, build_model, cost_text, interval_text, ordered_rows, pct,
+                             ratio, run_lines, secs, signed_pct, summarise, tokens_text)
 from lexbench.verdict import Outcome
 
 COLOURS = {"pass": "#2e7d32", "fail": "#c62828", "unresolvable": "#9e9e9e", "missing": "#eeeeee"}
@@ -153,9 +153,14 @@ def _jitter(key: str) -> float:
     return int(hashlib.sha256(key.encode("utf-8")).hexdigest()[:4], 16) / 0xFFFF
 
 
-def latency_chart(rows: Sequence[RunRow]) -> str:
-    """One strip per provider: a dot per answered item's latency, with p50 (thick) and p95 (thin) marks."""
-    summaries = summarise(rows)
+def latency_chart(rows: Sequence[RunRow], summaries: Sequence[ProviderSummary] | None = None) -> str:
+    """One strip per provider: a dot per answered item's latency, with p50 (thick) and p95 (thin) marks.
+
+    ``summaries``: :func:`lexbench.report.summarise` of ``rows``, when already computed.
+    """
+    rows = ordered_rows(rows)
+    if summaries is None:
+        summaries = summarise(rows)
     every = [v for s in summaries for v in s.latencies]
     place, ticks, log = _latency_scale(every)
     body: list[str] = []
@@ -164,7 +169,7 @@ def latency_chart(rows: Sequence[RunRow]) -> str:
     for s in summaries:
         body.append(f'<text x="{_LABEL_W - 8}" y="{y + 18}" text-anchor="end">{escape(s.provider)}</text>')
         body.append(f'<line class="grid" x1="{_LABEL_W}" y1="{y + 30}" x2="{_LABEL_W + _PLOT_W}" y2="{y + 30}"/>')
-        cases = [r for r in ordered_rows(rows) if r.provider == s.provider and r.latency_s is not None
+        cases = [r for r in rows if r.provider == s.provider and r.latency_s is not None
                  and r.outcome is not Outcome.UNRESOLVABLE]
         for r in cases:
             x = place(r.latency_s)
@@ -188,10 +193,13 @@ def latency_chart(rows: Sequence[RunRow]) -> str:
     return _svg(_LABEL_W + _PLOT_W + 220, y + 6, label, axis + body)
 
 
-def heatmap(rows: Sequence[RunRow]) -> str:
-    """Provider × case: one cell per item coloured by verdict, cases ordered hardest first."""
+def heatmap(rows: Sequence[RunRow], summaries: Sequence[ProviderSummary] | None = None) -> str:
+    """Provider × case: one cell per item coloured by verdict, cases ordered hardest first.
+
+    ``summaries``: :func:`lexbench.report.summarise` of ``rows``, when already computed.
+    """
     rows = ordered_rows(rows)
-    providers = [s.provider for s in summarise(rows)]
+    providers = [s.provider for s in (summarise(rows) if summaries is None else summaries)]
     outcome = {(r.provider, r.case): r for r in rows}
     cases = sorted({r.case for r in rows},
                    key=lambda c: (sum(1 for p in providers if (p, c) in outcome and outcome[(p, c)].outcome is Outcome.PASS), c))
@@ -239,8 +247,12 @@ def _t(value: object) -> tuple[str, str]:
 
 def render_html(rows: Sequence[RunRow], manifest: dict[str, Any]) -> str:
     """The whole ``report.html`` as one string (see the module docstring)."""
-    report = build_report(rows, manifest)
-    rows = ordered_rows(rows)
+    return html_from_model(build_model(rows, manifest))
+
+
+def html_from_model(model: ReportModel) -> str:
+    """:func:`render_html` of a prebuilt :class:`lexbench.report.ReportModel`."""
+    report, rows = model.data, model.rows
     suite_id = report["run"]["suite"].get("id") or "?"
     parts = ["<!doctype html>", '<html lang="en"><head><meta charset="utf-8">',
              '<meta name="viewport" content="width=device-width, initial-scale=1">',
@@ -289,7 +301,7 @@ def render_html(rows: Sequence[RunRow], manifest: dict[str, Any]) -> str:
                              "real?"], body, row_classes=classes))
 
     parts.append('<h2 id="latency">Latency and cost</h2>')
-    parts.append(_figure("chart-latency", latency_chart(rows),
+    parts.append(_figure("chart-latency", latency_chart(rows, model.summaries),
                          "Each dot is one answered item (green pass, red fail); thick mark p50, thin mark p95."))
     body = [[_t(e["provider"]), _n(e["timed_items"]), _n(secs(e["latency_p50_s"])), _n(secs(e["latency_p95_s"])),
              _n(secs(e["latency_max_s"])), _n(e["attempts"]), _n(e["retried_items"]), _n(cost_text(e["cost"]))]
@@ -298,7 +310,7 @@ def render_html(rows: Sequence[RunRow], manifest: dict[str, Any]) -> str:
 
     parts.append('<h2 id="heatmap">Provider × case</h2>')
     legend = "".join(f'<span style="background:{COLOURS[k]}"></span>{k}' for k in ("pass", "fail", "unresolvable", "missing"))
-    parts.append(_figure("chart-heatmap", heatmap(rows), f'<span class="legend">{legend}</span>'))
+    parts.append(_figure("chart-heatmap", heatmap(rows, model.summaries), f'<span class="legend">{legend}</span>'))
 
     providers = [p["provider"] for board in report["leaderboards"] for p in board["providers"]]
     parts.append('<h2 id="breakdowns">Pass rate by track, category and language</h2>')

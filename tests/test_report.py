@@ -134,3 +134,23 @@ def test_report_bytes_depend_on_rows_not_their_order_or_the_session():
     (board,) = data["leaderboards"]
     b = next(p for p in board["providers"] if p["provider"] == "b")
     assert b["pass_rate"] == 0.28 and 0 < b["interval"]["low"] < 0.28 < b["interval"]["high"] < 1
+
+
+def test_write_reports_bootstraps_once_and_matches_the_renderers(tmp_path, monkeypatch):
+    from lexbench import stats
+    from lexbench.report import write_reports
+    from lexbench.report_html import render_html
+
+    rows = _two_providers(25)
+    expected = {"report.md": render_markdown(rows, MANIFEST), "report.html": render_html(rows, MANIFEST),
+                "report.json": render_json(rows, MANIFEST)}
+    calls = []
+    for name in ("pass_rate_interval", "paired_difference"):
+        def counted(*args, _name=name, _real=getattr(stats, name), **kwargs):
+            calls.append(_name)
+            return _real(*args, **kwargs)
+        monkeypatch.setattr(stats, name, counted)
+    paths = write_reports(tmp_path, rows, MANIFEST)
+    assert {p.name: p.read_text(encoding="utf-8") for p in paths} == expected
+    # One interval per provider and one per pair (a-b, a-c, b-c): the report is built once, not per file.
+    assert sorted(calls) == ["paired_difference"] * 3 + ["pass_rate_interval"] * 3
