@@ -159,14 +159,15 @@ class BenchState:
             return case.url
         return self._replay().url_for(case.id)
 
-    def replay_down(self) -> str | None:
+    def replay_down(self, *, probe: bool) -> str | None:
         """Why the replay server cannot serve pages now (replay mode, once started), else ``None``:
-        items it stops are the harness's failure, not the provider's (SPEC §3.1)."""
+        items it stops are the harness's failure, not the provider's (SPEC §3.1). ``probe`` also sends
+        it a request; only after a failed call, as a probe per item cost ~15 % of an I/O-bound item."""
         if self.live or self.replay is None:
             return None
         if not self.replay.running:
             return "the replay server stopped during the run, so the page could not be served"
-        if not self.replay.answering():
+        if probe and not self.replay.answering():
             return "the replay server no longer answers, so the page could not be served"
         return None
 
@@ -400,6 +401,29 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         items[:] = keep
 
 
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """``pytest_collection_finish``: in a process that runs items (a worker, or ``-n 0``), import the
+    scorer and build the providers its items will call, so that one-off costs (imports, a TLS context,
+    the replay server's start) are paid before the first item rather than inside it: with ``-n 16``
+    sixteen first items paid them at once."""
+    state = session.config.stash.get(STATE, None)
+    if state is None or session.config.option.collectonly:
+        return
+    names = {item.provider_name for item in session.items if isinstance(item, CaseItem)}
+    if not names:
+        return
+    import lexbench.scoring  # noqa: F401  (markdown-it and the scorer's patterns: ~0.15 s)
+
+    for name in state.provider_names:
+        provider_type = state.provider_type(name)
+        if name not in names or (provider_type.needs_network and not provider_type.reaches_loopback and not state.live):
+            continue  # the items of a hosted service in replay mode never build it
+        try:
+            state.get_provider(name)
+        except Exception:  # noqa: BLE001  each item builds it again and reports why it cannot
+            continue
+
+
 def pytest_collect_directory(path: Path, parent: pytest.Collector) -> pytest.Collector | None:
     """``pytest_collect_directory``: the repository's ``cases/`` directory is the benchmark."""
     if path.resolve() == (parent.config.rootpath / "cases").resolve():
@@ -471,7 +495,7 @@ class CaseItem(pytest.Item):
                 ErrorType.REPLAY_UNREACHABLE,
                 f"{self.provider_name} is a hosted service and cannot fetch the loopback replay server; "
                 "its items run only with --live")
-        down = state.replay_down() if provider_type.needs_network else None
+        down = state.replay_down(probe=False) if provider_type.needs_network else None
         if down:
             return ProviderResult.failure(ErrorType.INFRASTRUCTURE, f"{down}; {self.provider_name} was not called")
         try:
@@ -480,7 +504,7 @@ class CaseItem(pytest.Item):
         except OSError as exc:
             return ProviderResult.failure(ErrorType.INFRASTRUCTURE, f"the replay server could not start: {exc}")
         result = call_provider(provider, self.case, url, state.policy)
-        down = state.replay_down() if provider_type.needs_network and not result.success else None
+        down = state.replay_down(probe=True) if provider_type.needs_network and not result.success else None
         if down:  # the call failed because the page could not be served: not the provider's failure
             return result.model_copy(update={
                 "error_type": ErrorType.INFRASTRUCTURE,
