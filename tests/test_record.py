@@ -1,12 +1,15 @@
 """The run record survives a kill, refuses rows of another run, and merges shards strictly (SPEC §6)."""
 
 import json
+import re
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from lexbench.errors import RunError
-from lexbench.record import (RESULTS_NAME, RunIdentity, RunRecorder, RunRow, checked_rows, load_rows, merge_runs,
-                             resume_plan, save_response, write_manifest)
+from lexbench.record import (RESULTS_NAME, RunIdentity, RunRecorder, RunRow, checked_rows, count_tokens, load_rows,
+                             merge_runs, resume_plan, save_response, write_manifest)
 from lexbench.verdict import Outcome
 
 IDENTITY = RunIdentity(suite="tiny", dataset_sha256="d" * 64, configuration_sha256="c" * 64)
@@ -118,3 +121,23 @@ def test_merge_refuses_missing_shards_and_overlap(tmp_path):
     with pytest.raises(RunError) as caught:
         merge_runs([s1, s2], tmp_path / "merged")
     assert "shard(s) 3/3 missing" in str(caught.value) and "more than one shard (c1[a])" in str(caught.value)
+
+
+# --- count_tokens (issue 10: counted with byte tables instead of one string per token) -------------
+
+_TOKEN_DEFINITION = re.compile(  # the definition count_tokens documents, as one findall
+    r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]|[^\W\u3040-\u30ff"
+    r"\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+|[^\w\s]")
+
+
+@given(st.text(alphabet=st.characters(codec=None, min_codepoint=0, max_codepoint=0x10FFFF)))
+def test_count_tokens_equals_its_definition(text: str) -> None:
+    assert count_tokens(text) == len(_TOKEN_DEFINITION.findall(text))
+
+
+@pytest.mark.parametrize("text, tokens", [
+    ("", 0), ("Hello, world!", 4), ("snake_case 42x", 2), ("中文字", 3), ("abc中def", 3),
+    ("naïve café—“quoted”", 6), ("a\u00a0b\u3000c", 3), ("e\u0301", 2), ("\ud800x", 2), ("\x00\x1f", 1),
+])
+def test_count_tokens_counts_words_cjk_characters_and_marks(text: str, tokens: int) -> None:
+    assert count_tokens(text) == tokens

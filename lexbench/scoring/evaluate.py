@@ -107,7 +107,26 @@ def _measurable(text: str) -> list[str]:
     return [whole] if whole else []
 
 
+_NEEDLE_CACHE: dict[int, tuple[Case, dict[str, list[str]]]] = {}
+"""id(case) → (case, its needle sets): a case is scored once per provider, usually in a row, and its
+needles cost as much as scoring a short answer. Holding the case keeps its id from being reused."""
+_NEEDLE_CACHE_SIZE = 64
+
+
 def _needle_sets(case: Case) -> dict[str, list[str]]:
+    """The case's needle lists by name (``region:N``, ``ending``, ``phrase:GROUP:N``); callers must not
+    mutate them (they are shared between the providers' items of one case)."""
+    cached = _NEEDLE_CACHE.get(id(case))
+    if cached is not None and cached[0] is case:
+        return cached[1]
+    needles = _build_needle_sets(case)
+    if len(_NEEDLE_CACHE) >= _NEEDLE_CACHE_SIZE:
+        _NEEDLE_CACHE.clear()
+    _NEEDLE_CACHE[id(case)] = (case, needles)
+    return needles
+
+
+def _build_needle_sets(case: Case) -> dict[str, list[str]]:
     needles: dict[str, list[str]] = {}
     if case.body is not None:
         for index, text in enumerate(case.region_texts(), start=1):
