@@ -11,6 +11,9 @@ PROVIDERS ?=
 WORKERS   ?= auto
 CORPUS    ?= ../shared/corpus
 SUITES    ?= build/suites
+# Every pytest process imports ~200 modules; without bytecode caches (some images set this variable)
+# each start recompiles them and pytest re-rewrites its plugins: ~1 s more per process and per xdist worker.
+unexport PYTHONDONTWRITEBYTECODE
 
 .PHONY: bench test check perf setup workers crawl4ai corpus-suites bench-corpus clean
 
