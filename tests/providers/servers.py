@@ -64,7 +64,7 @@ class LoopbackServer:
 
         self._server = Server(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,), daemon=True)  # quick stop
 
     @property
     def port(self) -> int:
