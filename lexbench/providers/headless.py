@@ -34,7 +34,6 @@ from typing import Any, ClassVar, Literal
 from urllib.parse import urlsplit
 
 import lxml.html
-import markdownify
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from lexbench.dataset.case import Case
@@ -171,6 +170,8 @@ def dom_to_markdown(html: str) -> tuple[str, str | None]:
     for element in root.xpath("|".join(f"//{tag}" for tag in _DROP_TAGS)):
         element.drop_tree()
     body = lxml.html.tostring(root, encoding="unicode")
+    import markdownify  # not at import time: ~70 ms of every process's start-up, used by few routes
+
     return markdownify.markdownify(body, heading_style="ATX").strip(), (title.strip() or None) if title else None
 
 

@@ -18,7 +18,6 @@ from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
 import lxml.html
-import markdownify
 
 from lexbench.dataset.case import Case
 from lexbench.providers.base import OutputContract, Provider
@@ -178,6 +177,8 @@ def _parse(html: str) -> lxml.html.HtmlElement | None:
 
 def to_markdown(html: str) -> str:
     """Convert an HTML fragment or page to ATX-heading Markdown with markdownify."""
+    import markdownify  # here, not at import: with bs4 it is ~70 ms of every process's start-up
+
     return markdownify.markdownify(html, heading_style="ATX").strip()
 
 
