@@ -57,7 +57,7 @@ def evaluate_response(case: Case, answer: ProviderResult) -> Verdict:
 
     view = AnswerView.of(answer.content, answer.content_format)
     projection = view.projection
-    normalised = normalise(projection.text)
+    normalised = "".join(normalise(piece) for piece in projection.pieces())  # never the whole text at once
     needles = _needle_sets(case)
     found = measure(normalised, needles)
 

@@ -67,14 +67,40 @@ class Block:
 
 @dataclass(frozen=True)
 class Projection:
-    """Reader text of an answer: ``text`` is the blocks' text joined by newlines (plain text answers
-    keep their text unchanged); ``format`` is the format that was projected; ``notes`` say where the
-    projection was simplified to stay within its work bound (see :data:`MARKDOWN_LINK_BUDGET_S`)."""
+    """Reader text of an answer: its ``blocks``; ``format`` is the format that was projected; ``notes``
+    say where the projection was simplified to stay within its work bound (see
+    :data:`MARKDOWN_LINK_BUDGET_S`); ``source_text`` is a plain-text answer's own text."""
 
-    text: str
     blocks: tuple[Block, ...] = field(default=())
     format: Format = "text"
     notes: tuple[str, ...] = ()
+    source_text: str | None = None
+
+    @property
+    def text(self) -> str:
+        """The reader text: the blocks' text joined by newlines (a plain-text answer's text unchanged).
+
+        Joined on each access and not kept: one astral character makes the joined copy of a 20 MB
+        answer four bytes per character, so the scorer reads :meth:`pieces` instead."""
+        return self.source_text if self.source_text is not None else "\n".join(b.text for b in self.blocks)
+
+    def pieces(self, size: int = 1 << 20) -> Iterator[str]:
+        """:attr:`text` in consecutive pieces of about ``size`` characters, cut at newlines (the
+        newline at each cut is left out). Normalising the pieces gives the normalised text, since
+        nothing composes across a newline and normalisation deletes it."""
+        if self.source_text is not None:
+            yield self.source_text
+            return
+        batch: list[str] = []
+        length = 0
+        for block in self.blocks:
+            batch.append(block.text)
+            length += len(block.text) + 1
+            if length >= size:
+                yield "\n".join(batch)
+                batch, length = [], 0
+        if batch:
+            yield "\n".join(batch)
 
 
 def project(content: str, content_format: str | None) -> Projection:
@@ -92,11 +118,11 @@ def project(content: str, content_format: str | None) -> Projection:
 
         notes: list[str] = []
         blocks = project_markdown_fast(content, notes=notes)  # equal to project_markdown, in linear time
-        return Projection(text="\n".join(b.text for b in blocks), blocks=tuple(blocks), format=fmt, notes=tuple(notes))
+        return Projection(blocks=tuple(blocks), format=fmt, notes=tuple(notes))
     else:
         blocks = [Block(PARAGRAPH, 0, line.strip()) for line in content.splitlines() if line.strip()]
-        return Projection(text=content, blocks=tuple(blocks), format="text")
-    return Projection(text="\n".join(b.text for b in blocks), blocks=tuple(blocks), format=fmt)
+        return Projection(blocks=tuple(blocks), format="text", source_text=content)
+    return Projection(blocks=tuple(blocks), format=fmt)
 
 
 # --- format sniffing -------------------------------------------------------------------------------

@@ -129,7 +129,7 @@ class AnswerView:
             tree = VisibleTree.parse(content)
             if tree is not None:
                 blocks = tuple(tree.blocks())
-                return cls(Projection(text="\n".join(b.text for b in blocks), blocks=blocks, format="html"), tree)
+                return cls(Projection(blocks=blocks, format="html"), tree)
         return cls(project(content, fmt))
 
     @property

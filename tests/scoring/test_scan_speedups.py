@@ -85,3 +85,13 @@ def test_normalise_in_pieces_equals_normalise_at_once(text: str) -> None:
     finally:
         module._PIECE = original
     assert pieces == module._normalise(text)
+
+
+@given(st.lists(st.text(), max_size=12), st.integers(min_value=1, max_value=40))
+def test_normalising_a_projection_piece_by_piece_equals_normalising_its_text(texts: list[str], size: int) -> None:
+    from lexbench.scoring.projection import Block, Projection
+
+    projection = Projection(blocks=tuple(Block("paragraph", 0, text) for text in texts), format="markdown")
+    pieces = list(projection.pieces(size))
+    assert "\n".join(pieces) == projection.text
+    assert "".join(normalise(piece) for piece in pieces) == normalise(projection.text)
