@@ -66,10 +66,10 @@ def main(argv: list[str] | None = None) -> int:
 
         suites = cached_corpus_suites(work)
         runs = CorpusRuns(work, suites, quick=args.quick)
-        if selected & {"1", "3", "4"}:
-            figure_3a = scaling_figure(runs, args.rounds)
-            if "3" in selected:
-                show([figure_3a])
+        if "3" in selected:
+            show([scaling_figure(runs, args.rounds)])  # also keeps its -n 0 runs for figures 1b and 4
+        else:
+            runs.serial_runs = runs.run(0, 0)[1]  # figures 1b and 4 read one -n 0 run's answers and latencies
         if "1" in selected:
             show(throughput_figures(suites, work, args.rounds))
             show([typical_figure(provider_runs(runs), suites)])
