@@ -100,6 +100,6 @@ def assess_call(result: ProviderResult) -> CallAssessment:
     if api_status is not None and not 200 <= api_status < 300:
         failure = ErrorType.SERVICE_ERROR.value if api_status >= 500 else ErrorType.API_STATUS.value
         return _fail(failure, f"the service API answered {api_status} although the call reported success")
-    if not result.content.strip():
+    if not result.content or result.content.isspace():  # strip() would copy the whole answer
         return _fail(ErrorType.EMPTY_CONTENT.value, "the call succeeded but returned no content (empty or whitespace only)")
     return CallAssessment(ok=True, outcome=Outcome.PASS, failure_class=None, message="call ok")

@@ -89,7 +89,7 @@ def evaluate_response(case: Case, answer: ProviderResult) -> Verdict:
     return Verdict(
         outcome=outcome,
         components=components,
-        explanation=_explain(outcome, components, has_content=bool(answer.content.strip())),
+        explanation=_explain(outcome, components, has_content=bool(answer.content) and not answer.content.isspace()),  # no stripped copy
         failure_class=failure_class,
     )
 
