@@ -101,6 +101,7 @@ class BenchState:
     suite: Suite | None = None
     providers: dict[str, Provider] = field(default_factory=dict)
     replay: ReplayServer | None = None
+    replay_suspect: bool = False  # its last probe failed: probe again before each call until one succeeds
     started: str = ""
     shard: Shard | None = None
     completed: frozenset[str] = frozenset()
@@ -137,13 +138,14 @@ class BenchState:
             if self.provider_type(name).needs_network and not self.live:
                 address = urlsplit(self._replay().base_url)
                 exempt.append((address.hostname, address.port))
-            self.providers[name] = build_provider(
+            provider = build_provider(
                 self.specs[name], guard=NetworkGuard.allowing(*exempt), policy=self.policy,
                 debug_dir=self.run_dir / "debug" if self.run_dir else None)
-            bind = getattr(self.providers[name], "bind_captures", None)
+            bind = getattr(provider, "bind_captures", None)
             if bind is not None:  # the control answers record contracts with the verified capture
                 suite = self.get_suite()
                 bind({c.id: (suite.captures[c.id], c.capture.content_type) for c in suite.cases})
+            self.providers[name] = provider  # only once bound: a failed bind is retried by the next item
         return self.providers[name]
 
     def _replay(self) -> ReplayServer:
@@ -161,14 +163,17 @@ class BenchState:
 
     def replay_down(self, *, probe: bool) -> str | None:
         """Why the replay server cannot serve pages now (replay mode, once started), else ``None``:
-        items it stops are the harness's failure, not the provider's (SPEC §3.1). ``probe`` also sends
-        it a request; only after a failed call, as a probe per item cost ~15 % of an I/O-bound item."""
+        items it stops are the harness's failure, not the provider's (SPEC §3.1). ``probe`` (or a failed
+        last probe) also sends it a request: after a failed call, and before every call while it stays
+        unanswered; not before every call, where it cost ~15 % of an I/O-bound item."""
         if self.live or self.replay is None:
             return None
         if not self.replay.running:
             return "the replay server stopped during the run, so the page could not be served"
-        if probe and not self.replay.answering():
-            return "the replay server no longer answers, so the page could not be served"
+        if probe or self.replay_suspect:
+            self.replay_suspect = not self.replay.answering()
+            if self.replay_suspect:
+                return "the replay server no longer answers, so the page could not be served"
         return None
 
 
@@ -407,12 +412,17 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     the replay server's start) are paid before the first item rather than inside it: with ``-n 16``
     sixteen first items paid them at once."""
     state = session.config.stash.get(STATE, None)
-    if state is None or session.config.option.collectonly:
+    option = session.config.option
+    if state is None or any(getattr(option, name, False) for name in ("collectonly", "setupplan", "setuponly",
+                                                                        "showfixtures")):
         return
     names = {item.provider_name for item in session.items if isinstance(item, CaseItem)}
     if not names:
         return
-    import lexbench.scoring  # noqa: F401  (markdown-it and the scorer's patterns: ~0.15 s)
+    try:
+        import lexbench.scoring  # noqa: F401  (markdown-it and the scorer's patterns)
+    except Exception:  # noqa: BLE001  each item imports it again and fails with the reason
+        return
 
     for name in state.provider_names:
         provider_type = state.provider_type(name)

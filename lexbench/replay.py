@@ -33,7 +33,8 @@ class ReplayServer:
 
     @property
     def running(self) -> bool:
-        return self._server is not None
+        """Whether the server was started, not stopped, and its serving thread is alive."""
+        return self._server is not None and self._thread is not None and self._thread.is_alive()
 
     @property
     def base_url(self) -> str:

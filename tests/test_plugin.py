@@ -117,3 +117,64 @@ def test_tampered_capture_stops_before_any_provider_call(bench):
     result = pytester.runpytest_subprocess(f"--suite={suite}")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert capture.name in result.stderr.str() and "sha256" in result.stderr.str()
+
+
+_OBSERVER = '''
+pytest_plugins = ["lexbench.plugin"]
+import json, os
+from lexbench.plugin import STATE
+SEEN = {}
+def pytest_runtest_setup(item):
+    state = item.config.stash[STATE]
+    SEEN.setdefault("first_item", {"providers": sorted(state.providers), "replay": state.replay is not None})
+def pytest_unconfigure(config):
+    state = config.stash.get(STATE, None)
+    SEEN["end"] = {"providers": sorted(state.providers), "replay": state.replay is not None}
+    with open(os.environ["LEXBENCH_TEST_SEEN"], "w") as handle:
+        json.dump(SEEN, handle)
+'''
+
+
+def test_providers_are_built_before_the_first_item_and_never_for_collect_only(bench, monkeypatch):
+    """One-off costs (imports, TLS context, the replay server) are paid before the first item, not
+    inside it; --collect-only builds nothing and starts no server."""
+    pytester, suite = bench
+    pytester.makeconftest(_OBSERVER)
+    seen = pytester.path / "seen.json"
+    monkeypatch.setenv("LEXBENCH_TEST_SEEN", str(seen))
+    args = (f"--suite={suite}", "--providers", "http-markdownify,reference-echo", f"--run-dir={pytester.path / 'r'}")
+    pytester.runpytest_subprocess(*args, "--collect-only").assert_outcomes()
+    assert json.loads(seen.read_text())["end"] == {"providers": [], "replay": False}
+    pytester.runpytest_subprocess(*args).assert_outcomes(passed=4)
+    assert json.loads(seen.read_text())["first_item"] == {"providers": ["http-markdownify", "reference-echo"],
+                                                          "replay": True}
+
+
+def test_the_replay_server_is_probed_only_after_a_failed_call_until_it_answers_again():
+    """A probe per item cost ~15 % of an I/O-bound item: the server is asked only after a call failed,
+    and then before every call until it answers again."""
+    from types import SimpleNamespace
+
+    from lexbench.plugin import BenchState
+    from lexbench.providers.policy import RuntimePolicy
+
+    class Replay:
+        running, answers, probes = True, True, 0
+
+        def answering(self) -> bool:
+            self.probes += 1
+            return self.answers
+
+    state = BenchState(config=SimpleNamespace(getoption=lambda name: False), provider_config=None,
+                       provider_config_path=None, specs={}, policy=RuntimePolicy())
+    state.replay = replay = Replay()
+    assert state.replay_down(probe=False) is None and replay.probes == 0
+    assert state.replay_down(probe=True) is None and replay.probes == 1
+    replay.answers = False
+    assert "no longer answers" in state.replay_down(probe=True) and replay.probes == 2
+    assert "no longer answers" in state.replay_down(probe=False) and replay.probes == 3  # still suspect
+    replay.answers = True
+    assert state.replay_down(probe=False) is None and replay.probes == 4
+    assert state.replay_down(probe=False) is None and replay.probes == 4  # healthy again: no probe
+    replay.running = False
+    assert "stopped" in state.replay_down(probe=False)
