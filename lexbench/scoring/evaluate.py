@@ -108,9 +108,10 @@ def _measurable(text: str) -> list[str]:
 
 
 _NEEDLE_CACHE: dict[int, tuple[Case, dict[str, list[str]]]] = {}
-"""id(case) → (case, its needle sets): a case is scored once per provider, usually in a row, and its
-needles cost as much as scoring a short answer. Holding the case keeps its id from being reused."""
-_NEEDLE_CACHE_SIZE = 64
+"""id(case) → (case, its needle sets): a case is scored once per provider, its items run one after
+another, and its needles cost as much as scoring a short answer. Holding the case keeps its id from
+being reused; cases are frozen models, never changed in place once loaded."""
+_NEEDLE_CACHE_SIZE = 8
 
 
 def _needle_sets(case: Case) -> dict[str, list[str]]:

@@ -1,8 +1,8 @@
 """Project a provider's answer (HTML, Markdown or plain text) to reader text (SPEC §3.2).
 
 The projection is what a reader would see: visible text only, decoration dropped, split into blocks
-(headings, paragraphs, list items, quotes, code blocks, table cells). Coverage is measured on
-``Projection.text``; the title rule (SPEC §3.3) looks at individual blocks; link targets are kept
+(headings, paragraphs, list items, quotes, code blocks, table cells). Coverage is measured on the
+normalised ``Projection.text`` (normalised piece by piece, :meth:`Projection.pieces`); the title rule (SPEC §3.3) looks at individual blocks; link targets are kept
 apart in ``Block.links`` for link checks.
 """
 
@@ -81,7 +81,8 @@ class Projection:
         """The reader text: the blocks' text joined by newlines (a plain-text answer's text unchanged).
 
         Joined on each access and not kept: one astral character makes the joined copy of a 20 MB
-        answer four bytes per character, so the scorer reads :meth:`pieces` instead."""
+        answer four bytes per character, so coverage reads :meth:`pieces` instead (page identity, which
+        needs the text whole, still joins it)."""
         return self.source_text if self.source_text is not None else "\n".join(b.text for b in self.blocks)
 
     def pieces(self, size: int = 1 << 20) -> Iterator[str]:

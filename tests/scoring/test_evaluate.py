@@ -383,3 +383,24 @@ def test_large_answer_is_scored_in_linear_time(case: Case) -> None:
     verdict = evaluate_response(case, answer(content))
     assert time.perf_counter() - started < 30
     assert_pass(verdict)
+
+
+def test_a_cases_needles_are_built_once_for_all_its_items_and_never_for_another_case(monkeypatch) -> None:
+    """The needle-set cache (issue 10) shares a case's needles between its providers' items; an equal
+    but distinct case, or a case whose id() is reused after it is gone, gets its own."""
+    from lexbench.scoring import evaluate as module
+
+    built: list[str] = []
+    original = module._build_needle_sets
+    monkeypatch.setattr(module, "_build_needle_sets", lambda case: built.append(case.id) or original(case))
+    module._NEEDLE_CACHE.clear()
+    case = make_case()
+    first = evaluate_response(case, answer(markdown_page()))
+    second = evaluate_response(case, answer(markdown_page()))
+    assert built == [case.id] and first == second
+    other = make_case(title="Another title")
+    evaluate_response(other, answer(markdown_page()))
+    assert len(built) == 2
+    for _ in range(module._NEEDLE_CACHE_SIZE + 1):  # the cache stays bounded
+        evaluate_response(make_case(), answer(markdown_page()))
+    assert len(module._NEEDLE_CACHE) <= module._NEEDLE_CACHE_SIZE
