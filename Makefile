@@ -13,7 +13,10 @@ CORPUS    ?= ../shared/corpus
 SUITES    ?= build/suites
 # Every pytest process imports ~200 modules; without bytecode caches (some images set this variable)
 # each start recompiles them and pytest re-rewrites its plugins: ~1 s more per process and per xdist worker.
+# KEEP_PYTHONDONTWRITEBYTECODE=1 keeps your setting (no __pycache__ written, slower start-up).
+ifndef KEEP_PYTHONDONTWRITEBYTECODE
 unexport PYTHONDONTWRITEBYTECODE
+endif
 
 .PHONY: bench test check perf setup workers crawl4ai corpus-suites bench-corpus clean
 

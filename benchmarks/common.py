@@ -114,7 +114,8 @@ def bench_env(**extra: str) -> dict[str, str]:
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO), env.get("PYTHONPATH", "")) if p)
     env.pop("PYTEST_ADDOPTS", None)
     env.pop("PYTEST_XDIST_AUTO_NUM_WORKERS", None)
-    env.pop("PYTHONDONTWRITEBYTECODE", None)  # as make does: start-up with bytecode caches, as users run it
+    if not os.environ.get("KEEP_PYTHONDONTWRITEBYTECODE"):  # as make does: start-up with bytecode caches
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
     env.update(extra)
     return env
 

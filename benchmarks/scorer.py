@@ -151,8 +151,10 @@ def score_seconds(case, text: str, content_format: str = "markdown"):  # type: i
     """Seconds to score ``text`` as the answer to ``case``, and the verdict."""
     from lexbench.providers.result import ProviderResult
     from lexbench.scoring import evaluate_response
+    from lexbench.scoring.evaluate import _NEEDLE_CACHE
 
     answer = ProviderResult(success=True, content=text, content_format=content_format)
+    _NEEDLE_CACHE.clear()  # build the case's needles inside the timed call, every round
     start = time.perf_counter()
     verdict = evaluate_response(case, answer)
     return time.perf_counter() - start, verdict
@@ -178,6 +180,8 @@ suite, case_id, answer_path, mode = sys.argv[1:5]
 case = next(c for c in load_suite(suite).cases if c.id == case_id)
 answer = ProviderResult(success=True, content=Path(answer_path).read_text(encoding="utf-8"), content_format="markdown")
 evaluate_response(case, ProviderResult(success=True, content="# warm up", content_format="markdown"))
+from lexbench.scoring.evaluate import _NEEDLE_CACHE
+_NEEDLE_CACHE.clear()  # the case's needles are built inside the measured call, as in a run
 def status(key):
     for line in open("/proc/self/status"):
         if line.startswith(key + ":"):
