@@ -292,7 +292,7 @@ def _report_data(rows: list[RunRow], manifest: dict[str, Any], summaries: list[P
         "method": {
             "pass_rate": "pass / (pass + fail); unresolvable items are counted apart",
             "interval": f"{int(stats.CONFIDENCE * 100)} % percentile bootstrap over cases",
-            "resamples": stats.RESAMPLES, "seed": stats.SEED,
+            "resamples": stats.RESAMPLES, "seed": stats.SEED, "draws": stats.DRAWS,
             "comparison": "paired bootstrap of the pass-rate difference over the cases both providers scored; "
                           "real when its interval excludes 0",
         },

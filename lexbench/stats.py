@@ -52,6 +52,10 @@ RESAMPLES = 2000
 SEED = 20260611
 """The fixed seed every report uses (recorded in report.json)."""
 CONFIDENCE = 0.95
+DRAWS = "exact-binomial-counts"
+"""How each resample is drawn (recorded in report.json): its pass count from the exact binomial (paired:
+the +1s, then the -1s among the rest) by inverse CDF. Reports made before lexbench drew case by case
+(``rng.choices``): the same statistic, other random numbers, so their interval ends differ slightly."""
 
 _NEGLIGIBLE = 2.0 ** -64
 """Probability (relative to the mode's) a binomial table may leave out on each side."""
