@@ -54,7 +54,7 @@ SEED = 20260611
 CONFIDENCE = 0.95
 DRAWS = "exact-binomial-counts"
 """How each resample is drawn (recorded in report.json): its pass count from the exact binomial (paired:
-the +1s, then the -1s among the rest) by inverse CDF. Reports made before lexbench drew case by case
+the +1s, then the -1s among the rest) by inverse CDF. Earlier lexbench versions drew case by case
 (``rng.choices``): the same statistic, other random numbers, so their interval ends differ slightly."""
 
 _NEGLIGIBLE = 2.0 ** -64
