@@ -55,7 +55,7 @@ def decode_json(data: bytes | str, *, object_pairs_hook: Callable[[list[tuple[st
         raise InvalidJson(f"nested too deeply (more than {MAX_DEPTH} levels)") from None
     except ValueError as exc:  # an over-long integer; or the hook's own complaint
         raise InvalidJson(str(exc).split(";")[0]) from None
-    # A lone surrogate can only come from a \\uD800–\\uDFFF escape, or from text that already held one.
+    # A lone surrogate can only come from a \uD800–\uDFFF escape, or from text that already held one.
     _check(value, texts=_MAY_HOLD_SURROGATE.search(text) is not None)
     return value
 

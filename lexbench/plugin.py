@@ -161,6 +161,12 @@ class BenchState:
             return case.url
         return self._replay().url_for(case.id)
 
+    def cannot_reach_replay(self, name: str) -> bool:
+        """Whether provider ``name`` is a hosted service in replay mode: it cannot fetch the loopback
+        replay server, so its items are never called (and it is never built)."""
+        provider_type = self.provider_type(name)
+        return provider_type.needs_network and not provider_type.reaches_loopback and not self.live
+
     def replay_down(self, *, probe: bool) -> str | None:
         """Why the replay server cannot serve pages now (replay mode, once started), else ``None``:
         items it stops are the harness's failure, not the provider's (SPEC §3.1). ``probe`` (or a failed
@@ -425,9 +431,8 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         return
 
     for name in state.provider_names:
-        provider_type = state.provider_type(name)
-        if name not in names or (provider_type.needs_network and not provider_type.reaches_loopback and not state.live):
-            continue  # the items of a hosted service in replay mode never build it
+        if name not in names or state.cannot_reach_replay(name):
+            continue
         try:
             state.get_provider(name)
         except Exception:  # noqa: BLE001  each item builds it again and reports why it cannot
@@ -500,7 +505,7 @@ class CaseItem(pytest.Item):
     def _call(self) -> ProviderResult:
         state = self.config.stash[STATE]
         provider_type = state.provider_type(self.provider_name)
-        if provider_type.needs_network and not provider_type.reaches_loopback and not state.live:
+        if state.cannot_reach_replay(self.provider_name):
             return ProviderResult.failure(
                 ErrorType.REPLAY_UNREACHABLE,
                 f"{self.provider_name} is a hosted service and cannot fetch the loopback replay server; "
