@@ -20,6 +20,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -28,7 +29,7 @@ from lexbench.dataset.case import Case, Dataset
 from lexbench.dataset.cohort import COHORT_NAME, inventory_problems, load_cohort
 from lexbench.dataset.compile import compile_dataset, describe_validation_error, dump_json, load_rules, read_evidence
 from lexbench.errors import BindingError, RulesError
-from lexbench.jsonfile import InvalidJson, read_json
+from lexbench.jsonfile import InvalidJson, decode_json, read_json
 
 CASES_ROOT = Path(__file__).resolve().parents[2] / "cases"
 """The repository's ``cases/`` directory (committed suites)."""
@@ -87,12 +88,18 @@ def suite_root(name_or_path: str, cases_root: Path = CASES_ROOT) -> Path:
 
 def load_dataset(path: Path) -> Dataset:
     """Read and validate a ``dataset.json``; raises :class:`RulesError` naming case and field."""
+    return _read_dataset(path)[0]
+
+
+def _read_dataset(path: Path) -> tuple[Dataset, tuple[bytes, Any]]:
+    """:func:`load_dataset`, also returning the file's bytes and their decoded JSON."""
     try:
-        raw = read_json(path)
+        data = path.read_bytes()
+        raw = decode_json(data)
     except (OSError, InvalidJson) as exc:
         raise RulesError(f"{path}: cannot read the compiled dataset: {exc}") from None
     try:
-        return Dataset.model_validate(raw)
+        return Dataset.model_validate(raw), (data, raw)
     except ValidationError as exc:
         raise RulesError(describe_validation_error(exc, source=str(path))) from None
 
@@ -107,11 +114,13 @@ def registry_for(root: Path, cases_root: Path = CASES_ROOT) -> Path | None:
     return cases_root.resolve() / REGISTRY_NAME if is_committed(root, cases_root) else None
 
 
-def check_suite(root: Path, cases_root: Path = CASES_ROOT, dataset: Dataset | None = None) -> None:
+def check_suite(root: Path, cases_root: Path = CASES_ROOT, dataset: Dataset | None = None,
+                dataset_json: tuple[bytes, Any] | None = None) -> None:
     """Raise :class:`BindingError` listing every problem :func:`~lexbench.dataset.bindings.validate_suite`
-    finds in the suite directory ``root`` (committed suites must have all their bindings)."""
+    finds in the suite directory ``root`` (committed suites must have all their bindings). ``dataset``
+    and ``dataset_json`` (bytes and decoded JSON) are ``dataset.json`` when the caller already read it."""
     problems = validate_suite(root, registry=registry_for(root, cases_root), committed=is_committed(root, cases_root),
-                              dataset=dataset)
+                              dataset=dataset, dataset_json=dataset_json)
     if problems:
         raise BindingError(
             f"suite {root}: its bindings do not agree ({len(problems)} problem(s)); run lexbench validate "
@@ -129,8 +138,8 @@ def load_suite(name_or_path: str, cases_root: Path = CASES_ROOT) -> Suite:
     body — all before any provider is called.
     """
     root = resolve_suite_dir(name_or_path, cases_root)
-    dataset = load_dataset(root / DATASET_NAME)
-    check_suite(root, cases_root, dataset)
+    dataset, dataset_json = _read_dataset(root / DATASET_NAME)
+    check_suite(root, cases_root, dataset, dataset_json)  # the same bytes: read and decoded once
     evidence_home = root / "evidence"
     captures = {
         case.id: read_evidence(evidence_home, case.capture.path, case.capture.sha256, case_id=case.id)
