@@ -233,14 +233,21 @@ class HeadlessProvider(Provider):
                                  f"({self.engine.install_hint})")
         return probe_version(self.engine, self.config.binary, self.config.expected_version, worker=self.worker)
 
+    def begin(self, case: Case, timeout: float, *, text_scope: int = 1) -> Deadline:
+        """Start one call: refuse a route × completion × delivery combination the engine cannot honour
+        (:class:`FetchError` ``unsupported``, before any process starts), preflight (:meth:`prepare`),
+        and return the engine's deadline: ``timeout`` seconds less the reserve for killing it (at
+        least half of ``timeout``)."""
+        try:
+            select_route(self.route, self.config.completion, case.delivery, text_scope=text_scope)
+        except ConfigError as exc:
+            raise FetchError(ErrorType.UNSUPPORTED, f"{self.name}: {exc}") from None
+        self.prepare()
+        return Deadline.after(max(timeout - KILL_RESERVE_S, timeout / 2))
+
     def fetch(self, case: Case, timeout: float, url: str) -> ProviderResult:
         """One page through the engine; see the module docstring. Raises :class:`FetchError`."""
-        try:
-            select_route(self.route, self.config.completion, case.delivery, text_scope=self.config.text_scope)
-        except ConfigError as exc:
-            return ProviderResult.failure(ErrorType.UNSUPPORTED, f"{self.name}: {exc}")
-        self.prepare()
-        deadline = Deadline.after(max(timeout - KILL_RESERVE_S, timeout / 2))
+        deadline = self.begin(case, timeout, text_scope=self.config.text_scope)
         host = replay_host(case, url)
         if self.engine.driver == "one_shot":
             return self._one_shot(url, host, deadline)

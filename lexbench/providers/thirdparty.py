@@ -28,12 +28,12 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from lexbench.dataset.case import Case
 from lexbench.errors import ConfigError
 from lexbench.providers.engine_process import EngineProcess, fresh_profile, run_process
-from lexbench.providers.engines import ENGINES, Completion, command_line, select_route
+from lexbench.providers.engines import ENGINES, Completion, command_line
 from lexbench.providers.headless import (
-    KILL_RESERVE_S, WORKERS_DIR, EngineRun, HeadlessProvider, PreflightError, dom_to_markdown, parse_options, probe_version,
+    WORKERS_DIR, EngineRun, HeadlessProvider, PreflightError, dom_to_markdown, parse_options, probe_version,
     replay_host, which,
 )
-from lexbench.providers.policy import Deadline, FetchError
+from lexbench.providers.policy import FetchError
 from lexbench.providers.result import ErrorType, ProviderResult, ResultMetadata
 
 CRAWL4AI_WORKER = WORKERS_DIR / "crawl4ai" / "worker.py"
@@ -113,12 +113,7 @@ class ReadabilityJs(HeadlessProvider):
         return version
 
     def fetch(self, case: Case, timeout: float, url: str) -> ProviderResult:
-        try:
-            select_route(self.route, self.config.completion, case.delivery, text_scope=self.config.text_scope)
-        except ConfigError as exc:
-            return ProviderResult.failure(ErrorType.UNSUPPORTED, f"{self.name}: {exc}")
-        self.prepare()
-        deadline = Deadline.after(max(timeout - KILL_RESERVE_S, timeout / 2))
+        deadline = self.begin(case, timeout, text_scope=self.config.text_scope)
         run = self._run(self._argv(url, replay_host(case, url), output="readability"), deadline)
         try:
             answer = json.loads(run.stdout)
@@ -231,12 +226,7 @@ class Crawl4ai(HeadlessProvider):
         return [*argv, url]
 
     def fetch(self, case: Case, timeout: float, url: str) -> ProviderResult:
-        try:
-            select_route(self.route, self.config.completion, case.delivery)
-        except ConfigError as exc:
-            return ProviderResult.failure(ErrorType.UNSUPPORTED, f"{self.name}: {exc}")
-        self.prepare()
-        deadline = Deadline.after(max(timeout - KILL_RESERVE_S, timeout / 2))
+        deadline = self.begin(case, timeout)
         chromium = ENGINES[self.worker_spec.runs_on]
         with fresh_profile() as profile:
             argv = command_line(chromium, route=self.route, completion=Completion(), binary=which(self.config.binary)
