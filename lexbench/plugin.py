@@ -28,7 +28,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from lexbench.dataset.case import Case
-from lexbench.dataset.suite import CASES_ROOT, Suite, load_suite
+from lexbench.dataset.suite import Suite, load_suite
 from lexbench.errors import LexbenchError, RunError
 from lexbench.providers import (
     DEFAULT_PROVIDERS, PROVIDER_TYPES, Provider, ProviderConfig, ProviderSpec, RuntimePolicy, build_provider,
