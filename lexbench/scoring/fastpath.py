@@ -863,19 +863,8 @@ class _InlineState:
     # -- the rule chain --
 
     def tokenize(self) -> None:
-        src = self.src
-        end = self.pos_max
-        while self.pos < end:
-            ch = src[self.pos]
-            if ch not in "\n!#$%&*+-:<=>@[\\]^_`{}~":
-                match = _TERMINATOR.search(src, self.pos, end)
-                stop = match.start() if match else end
-                self.pending.append(src[self.pos : stop])
-                self.pos = stop
-                continue
-            if not self.rule(ch, silent=False):
-                self.pending.append(ch)
-                self.pos += 1
+        """Tokenize ``pos``..``pos_max`` and flush the pending text."""
+        self.tokenize_range()
         self.flush()
 
     def rule(self, ch: str, *, silent: bool) -> bool:
