@@ -100,6 +100,18 @@ def ratios(numerators: Sequence[float], denominators: Sequence[float]) -> list[f
     return [n / d for n, d in zip(numerators, denominators, strict=True)]
 
 
+def fresh_dir(parent: Path, stem: str) -> Path:
+    """A path under ``parent`` named ``stem-N`` that does not exist yet (not created).
+
+    Every timed run writes into a new directory, as a user's run does. Deleting a run directory and
+    writing the next run into the same path made each new response file's creation wait on the file
+    system: 0.5–0.6 ms instead of 0.14 ms per item here, with ``sync`` between them too."""
+    index = 0
+    while (parent / f"{stem}-{index}").exists():
+        index += 1
+    return parent / f"{stem}-{index}"
+
+
 # --- subprocesses ------------------------------------------------------------------------------------
 
 

@@ -17,7 +17,7 @@ import shutil
 from pathlib import Path
 
 from benchmarks.common import (
-    REPO, Figure, bench_env, import_corpus, median, paired_rounds, python, ratios, run_timed, spread,
+    REPO, Figure, bench_env, fresh_dir, import_corpus, median, paired_rounds, python, ratios, run_timed, spread,
 )
 
 LOCAL_PROVIDERS = ("http-markdownify", "trafilatura", "readability")
@@ -39,9 +39,7 @@ class CorpusRuns:
         total = 0.0
         run_dirs = []
         for name, suite in self.suites.items():
-            run_dir = self.work / "runs" / f"{name}-n{workers}-r{round_index}-{'-'.join(providers)[:40]}"
-            if run_dir.exists():
-                shutil.rmtree(run_dir)
+            run_dir = fresh_dir(self.work / "runs", f"{name}-n{workers}-r{round_index}-{'-'.join(providers)[:40]}")
             argv = [python(), "-m", "pytest", "-q", "--tb=no", "-p", "no:cacheprovider", "-n", str(workers),
                     f"--suite={suite}", f"--providers={','.join(providers)}", f"--run-dir={run_dir}"]
             if shard and self.quick:
