@@ -160,6 +160,20 @@ def score_seconds(case, text: str, content_format: str = "markdown"):  # type: i
     return time.perf_counter() - start, verdict
 
 
+def stage_seconds(text: str, content_format: str = "markdown") -> tuple[float, float]:
+    """Seconds of the scorer's first two stages on ``text`` alone: the projection to reader text (SPEC
+    §3.2) and the normal form of that text (NFKC, casefold, letters and digits). They show how much of
+    a figure no change to the rest of the scorer can remove."""
+    from lexbench.scoring.normalise import normalise
+    from lexbench.scoring.projection import project
+
+    start = time.perf_counter()
+    projection = project(text, content_format)
+    projected = time.perf_counter()
+    "".join(normalise(piece) for piece in projection.pieces())
+    return projected - start, time.perf_counter() - projected
+
+
 def _found(verdict) -> str:  # type: ignore[no-untyped-def]
     parts = []
     for component in verdict.components:
@@ -253,8 +267,11 @@ def throughput_figures(suites: dict[str, Path], work: Path, rounds: int) -> list
                 nfkc_times.append(nfkc_casefold_seconds(text))
         ratio = median([s / n for s, n in zip(score_times, nfkc_times, strict=True)])
         ascii_share = sum(1 for ch in text if ord(ch) < 128) / len(text)
+        projection_s, normal_s = stage_seconds(text)
+        yardstick = median(nfkc_times)
         details.append(f"{name}: score {spread(score_times)}, NFKC+casefold {spread(nfkc_times)}, ratio {ratio:.2f}× "
-                       f"({len(text):,} chars, {ascii_share:.0%} ASCII; {_found(verdict)})")
+                       f"({len(text):,} chars, {ascii_share:.0%} ASCII; {_found(verdict)}); of which projection "
+                       f"{projection_s / yardstick:.2f}× and the normal form of its text {normal_s / yardstick:.2f}×")
         if worst is None or ratio > worst[0]:
             worst = (ratio, name)
     assert worst is not None
@@ -287,6 +304,7 @@ def typical_figure(runs: dict[str, list[Path]], suites: dict[str, Path], rounds:
         latencies: list[float] = []
         times: list[float] = []
         sizes: list[int] = []
+        stages: list[tuple[float, float]] = []
         for run_dir in run_dirs:
             for line in (run_dir / "results.jsonl").read_text(encoding="utf-8").splitlines():
                 row = json.loads(line)
@@ -308,12 +326,15 @@ def typical_figure(runs: dict[str, list[Path]], suites: dict[str, Path], rounds:
                     best = min(best, time.perf_counter() - start)
                 times.append(best)
                 sizes.append(len(content))
+                stages.append(stage_seconds(content, row.get("content_format")))
         if not times or not latencies:
             continue
         share = median(times) / median(latencies)
         details.append(f"{provider}: {len(times)} answers (median {median(sizes):,.0f} chars), scoring median "
                        f"{median(times) * 1000:.2f} ms (p90 {sorted(times)[int(0.9 * len(times))] * 1000:.1f} ms), "
-                       f"provider median latency {median(latencies) * 1000:.0f} ms → {share:.2%}")
+                       f"provider median latency {median(latencies) * 1000:.0f} ms → {share:.2%}; of which the "
+                       f"projection alone {median([p for p, _ in stages]) / median(latencies):.2%} and the normal form "
+                       f"of its text alone {median([n for _, n in stages]) / median(latencies):.2%} (medians)")
         if worst is None or share > worst[0]:
             worst = (share, provider)
     if worst is None:
