@@ -136,6 +136,13 @@ def _fence_open(body: str) -> tuple[str, int] | None:
     return marker[0], len(marker)
 
 
+def _continues_list(body: str) -> bool:
+    """Whether an unindented line after a blank line may be the next item of a list above it: then it
+    is no safe split point, since on its own it may parse differently (``- |a`` over a delimiter row
+    is a table at the top level, but a list item's paragraph inside the list)."""
+    return bool(_BULLET.match(body) or _ORDERED.match(body))
+
+
 class _Document:
     """The whole answer: a top-level pass that projects native segments here and the others with
     ``project_markdown`` (see the module docstring)."""
@@ -161,7 +168,7 @@ class _Document:
                 previous_blank = True
                 line += 1
                 continue
-            if previous_blank and text[0] not in " \t" and line:
+            if previous_blank and text[0] not in " \t" and line and not _continues_list(text):
                 self.checkpoints.append((line, len(self.blocks), tuple(self.orphans) if self.orphans else ()))
             previous_blank = False
             try:
@@ -262,7 +269,7 @@ class _Document:
             if not body:
                 blank = True
             else:
-                if blank and chars == 0:
+                if blank and chars == 0 and not _continues_list(body):
                     return index
                 blank = False
                 if columns < 4:
@@ -301,8 +308,12 @@ class _Blocks:
         """Project the block starting at ``line`` (not blank); return the next line to look at."""
         text = self.lines[line]
         chars, columns, tab = _indent(text)
-        if columns >= 4 or tab:
-            raise _Fallback  # indented code
+        if tab and self is not self.doc.top:
+            raise _Fallback  # tab stops: markdown-it counts partial tabs against the container's offset
+        if columns >= 4:  # a leading tab always reaches column 4
+            if self.table_at(line):
+                raise _Fallback  # an indented line that may also start a table
+            return self.indented_code(line)
         body = text[chars:]
         first = body[0]
         if self.table_at(line):
@@ -378,6 +389,30 @@ class _Blocks:
             maximum = hashes  # a closing sequence of hashes
         self.doc.emit(mdTrim(body[pos:maximum]), HEADING, level, self.quoted)
         return line + 1
+
+    def indented_code(self, line: int) -> int:
+        """An indented code block (markdown-it's ``code`` rule): ``line`` and every later line indented
+        by four columns or more, across blank lines; trailing blank lines are not part of it. Four
+        columns are removed from each line. Inside a container, tabs in its indentation fall back (their
+        stops depend on the columns the container's markers took)."""
+        lines = self.lines
+        count = len(lines)
+        end = last = line + 1
+        while end < count:
+            text = lines[end]
+            if not text.strip(" \t"):
+                end += 1
+                continue
+            if _indent(text)[1] < 4:
+                break
+            end += 1
+            last = end
+        block = lines[line:last]
+        if self is not self.doc.top and any("\t" in text[: len(text) - len(text.lstrip(" \t"))] for text in block):
+            raise _Fallback
+        code = "\n".join(_strip_columns(text, 4) for text in block)
+        self.doc.code(code.strip("\n").rstrip(), self.quoted)
+        return last
 
     def fence(self, line: int, indent: int, fence: tuple[str, int]) -> int:
         lines = self.lines
@@ -543,7 +578,8 @@ class _Blocks:
             # paragraph of plain lines; a "|" anywhere near could make a table out of it here. Inside
             # another container markdown-it keeps the line's full indentation (it matters in code
             # spans), which these de-indented lines no longer have.
-            if tab or "|" in text or self is not self.doc.top or any(
+            if tab or "|" in text or self is not self.doc.top or (
+                    inner and len(inner[0]) - len(inner[0].lstrip(" ")) >= 4) or any(  # code has no lazy lines
                     not part.strip(" \t") or (len(part) - len(part.lstrip(" ")) < 4 and _starts_block(part.lstrip(" ")))
                     for part in inner):
                 raise _Fallback

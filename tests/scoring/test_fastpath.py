@@ -99,9 +99,31 @@ def test_generated_inline_markup_projects_the_same(markdown: str) -> None:
     "<http://a.b/%41> <a@b.co> <notalink> a < b &amp; &#x41; &bogus; \\* \\\\ `a  b` `` ` `` <em>x</em>",
     "[1]: https://example.com/reference\n\n[text][1]",
     "<div>\nhtml block\n</div>\n\nafter",
+    # Indented code: blank lines inside and after it, deeper indentation kept, tabs at the top level,
+    # no lazy continuation of code in a quote, and no code interrupting a paragraph.
+    "    code a\n\n      b\n  \n    c\n\n\ntext\n    not code",
+    "\tx = 1\n  \tif x:\n\t\treturn\n\n   para",
+    ">     quoted code\n    top-level code after it",
+    "> para\n>     continuation, not code\n\n- item\n\n      code in the item",
+    # An item after an empty one and a blank line still belongs to the list (no split before it).
+    "- \n\n- |word\n| --- | --- |",
 ])
 def test_constructs_project_the_same(markdown: str) -> None:
     same(markdown)
+
+
+def test_indented_code_stays_on_the_fast_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    import lexbench.scoring.fastpath as fastpath
+
+    def refuse(content: str, **_: object) -> None:
+        raise AssertionError(f"fell back to markdown-it for {content!r}")
+
+    markdown = "Intro\n\n    def f():\n        return 1\n\n\tTabbed = True\n\nOutro"
+    expected = project_markdown(markdown)
+    monkeypatch.setattr(fastpath, "project_markdown", refuse)
+    assert project_markdown_fast(markdown) == expected
+    assert [block.kind for block in expected] == ["paragraph", "code", "paragraph"]
+    assert expected[1].text == "def f():\n    return 1\n\nTabbed = True"  # one block across the blank line
 
 
 def test_hostile_runs_fall_back_to_markdown_it_with_its_budget() -> None:
