@@ -123,8 +123,11 @@ class BenchState:
         return bool(self.config.getoption("live"))
 
     def get_suite(self) -> Suite:
+        """The ``--suite``, loaded once per process. A worker loads the dataset its controller checked
+        (the same sha256) without checking its bindings again."""
         if self.suite is None:
-            self.suite = load_suite(self.config.getoption("suite"))
+            self.suite = load_suite(self.config.getoption("suite"),
+                                    validated_sha256=self.dataset_sha256 if self.is_worker else None)
         return self.suite
 
     def provider_type(self, name: str) -> type[Provider]:

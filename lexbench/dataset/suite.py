@@ -27,7 +27,9 @@ from pydantic import ValidationError
 from lexbench.dataset.bindings import DATASET_NAME, REGISTRY_NAME, Bindings, validate_suite, write_bindings
 from lexbench.dataset.case import Case, Dataset
 from lexbench.dataset.cohort import COHORT_NAME, inventory_problems, load_cohort
-from lexbench.dataset.compile import compile_dataset, describe_validation_error, dump_json, load_rules, read_evidence
+from lexbench.dataset.compile import (
+    compile_dataset, describe_validation_error, dump_json, load_rules, read_evidence, sha256_bytes,
+)
 from lexbench.errors import BindingError, RulesError
 from lexbench.jsonfile import InvalidJson, decode_json, read_json
 
@@ -43,6 +45,8 @@ class Suite:
     root: Path
     evidence_home: Path
     captures: dict[str, bytes] = field(repr=False)
+    sha256: str = ""
+    """sha256 of the ``dataset.json`` bytes this suite was loaded from."""
 
     @property
     def id(self) -> str:
@@ -53,10 +57,8 @@ class Suite:
         return self.dataset.cases
 
     def dataset_sha256(self) -> str:
-        """sha256 of the suite's ``dataset.json`` bytes."""
-        from lexbench.dataset.compile import sha256_bytes
-
-        return sha256_bytes((self.root / "dataset.json").read_bytes())
+        """sha256 of the ``dataset.json`` bytes the suite was loaded (and validated) from."""
+        return self.sha256
 
 
 def resolve_suite_dir(name_or_path: str, cases_root: Path = CASES_ROOT) -> Path:
@@ -128,10 +130,16 @@ def check_suite(root: Path, cases_root: Path = CASES_ROOT, dataset: Dataset | No
         )
 
 
-def load_suite(name_or_path: str, cases_root: Path = CASES_ROOT) -> Suite:
+def load_suite(name_or_path: str, cases_root: Path = CASES_ROOT, *, validated_sha256: str | None = None) -> Suite:
     """Load a suite through the authoring pipeline: validate ``dataset.json``, check its public
     bindings, rules and cohort (:func:`check_suite`; required for committed suites, checked when
     present otherwise), then verify every capture and reference body against its sha256 binding.
+
+    ``validated_sha256`` is for an xdist worker: the sha256 of the ``dataset.json`` bytes its
+    controller loaded and checked. When the bytes read here hash the same, the binding, rules and
+    cohort checks are not repeated (a worker scores from ``dataset.json`` and the evidence only, and
+    those bytes were checked); when they differ, the dataset changed during the run and
+    :class:`BindingError` says so. The dataset model and every evidence file are validated either way.
 
     Raises :class:`RulesError` for a malformed dataset, :class:`BindingError` for bindings that do not
     agree, and :class:`~lexbench.errors.EvidenceError` for a missing or tampered capture or reference
@@ -139,7 +147,14 @@ def load_suite(name_or_path: str, cases_root: Path = CASES_ROOT) -> Suite:
     """
     root = resolve_suite_dir(name_or_path, cases_root)
     dataset, dataset_json = _read_dataset(root / DATASET_NAME)
-    check_suite(root, cases_root, dataset, dataset_json)  # the same bytes: read and decoded once
+    sha256 = sha256_bytes(dataset_json[0])
+    if validated_sha256 is None:
+        check_suite(root, cases_root, dataset, dataset_json)  # the same bytes: read and decoded once
+    elif sha256 != validated_sha256:
+        raise BindingError(
+            f"suite {root}: {DATASET_NAME} changed after the run started (it now hashes to {sha256}, the run "
+            f"checked {validated_sha256}); one run cannot mix two datasets: start the run again"
+        )
     evidence_home = root / "evidence"
     captures = {
         case.id: read_evidence(evidence_home, case.capture.path, case.capture.sha256, case_id=case.id)
@@ -150,7 +165,7 @@ def load_suite(name_or_path: str, cases_root: Path = CASES_ROOT) -> Suite:
         # must still agree, or the suite's evidence home is not the one the cases were compiled from.
         if case.body is not None:
             read_evidence(evidence_home, case.body.reference.path, case.body.reference.sha256, case_id=case.id)
-    return Suite(dataset=dataset, root=root, evidence_home=evidence_home, captures=captures)
+    return Suite(dataset=dataset, root=root, evidence_home=evidence_home, captures=captures, sha256=sha256)
 
 
 def build_suite(root: Path, *, overwrite: bool = False, registry: Path | None = None) -> Path:
