@@ -7,12 +7,13 @@ constructs that make up almost all provider Markdown, exactly what markdown-it (
 strikethrough, as configured in :mod:`~lexbench.scoring.projection`) would produce, and hands
 everything else back to ``project_markdown`` itself:
 
-- **Block level** (top level only): paragraphs, ATX headings, fenced code, thematic breaks, pipe tables,
-  single-line list items and simple block quotes are parsed here. Anything else (setext headings,
-  indented code, nested or multi-line list items, lazy continuations, tabs in indentation…) makes the
-  *segment* around it — from one safe split point (a blank line followed by an unindented line outside
-  fenced code) to the next — fall back to ``project_markdown`` of that segment. Documents with raw HTML
-  blocks or link reference definitions (both have document-wide effects) fall back whole.
+- **Block level**: paragraphs, ATX headings, fenced and indented code, thematic breaks, pipe tables,
+  list items and block quotes (nested too) are parsed here. Anything else (setext headings, lazy
+  continuations that could change a block, tabs in indentation inside a quote or list item, a quote
+  line indented four columns or more…) makes the *segment* around it — from one safe split point (a
+  blank line followed by an unindented line outside fenced code that is not a list item, which could
+  continue a list above it) to the next — fall back to ``project_markdown`` of that segment. Documents
+  with raw HTML blocks or link reference definitions (both have document-wide effects) fall back whole.
 - **Inline level**: a port of markdown-it's inline rules (text, newline, escape, backticks,
   strikethrough, emphasis, link, image, autolink, entity, and the delimiter post-processing) without
   token objects. Raw inline HTML makes its segment fall back (it is projected by the HTML rules).
@@ -310,9 +311,7 @@ class _Blocks:
         chars, columns, tab = _indent(text)
         if tab and self is not self.doc.top:
             raise _Fallback  # tab stops: markdown-it counts partial tabs against the container's offset
-        if columns >= 4:  # a leading tab always reaches column 4
-            if self.table_at(line):
-                raise _Fallback  # an indented line that may also start a table
+        if columns >= 4:  # a leading tab always reaches column 4 (and no table starts indented)
             return self.indented_code(line)
         body = text[chars:]
         first = body[0]
@@ -541,7 +540,8 @@ class _Blocks:
         """Whether ``line`` (less indented than a list item's content, right after its paragraph text)
         continues that paragraph: it must be plain text that starts nothing, not even a table."""
         body = self.lines[line].lstrip(" ")
-        if _starts_block(body) or body[0] in "=|:" or self.table_at(line):
+        # "=" could underline, a "|" (or a row opening with "|", "-" or ":") turn the item into a table
+        if _starts_block(body) or body[0] in "=|:-" or "|" in body or self.table_at(line):
             return False
         return True
 
@@ -554,6 +554,8 @@ class _Blocks:
         while index < count:
             text = lines[index]
             chars, columns, tab = _indent(text)
+            if (columns >= 4 or tab) and text[chars : chars + 1] == ">":
+                raise _Fallback  # markdown-it continues a quote with ">" however deeply it is indented
             if columns < 4 and not tab and text[chars : chars + 1] == ">":
                 if lazy and "|" in text:
                     raise _Fallback
@@ -578,7 +580,7 @@ class _Blocks:
             # paragraph of plain lines; a "|" anywhere near could make a table out of it here. Inside
             # another container markdown-it keeps the line's full indentation (it matters in code
             # spans), which these de-indented lines no longer have.
-            if tab or "|" in text or self is not self.doc.top or (
+            if tab or "|" in text or any("|" in part for part in inner) or self is not self.doc.top or (
                     inner and len(inner[0]) - len(inner[0].lstrip(" ")) >= 4) or any(  # code has no lazy lines
                     not part.strip(" \t") or (len(part) - len(part.lstrip(" ")) < 4 and _starts_block(part.lstrip(" ")))
                     for part in inner):
@@ -688,7 +690,8 @@ def _split_row(row: str) -> list[str]:
 
 
 def _strip_columns(line: str, indent: int) -> str:
-    """``getLines`` for one fenced-code line: remove up to ``indent`` columns of indentation."""
+    """markdown-it's ``getLines`` for one code line (fenced or indented) at the top level or with no
+    tab in its indentation: remove up to ``indent`` columns of indentation, tab stops every 4 columns."""
     if not indent:
         return line
     columns = 0

@@ -41,7 +41,8 @@ _PREFIXES = [
     "## ", "###### ", "####### ", "  - ", "    - ", "   * ", "> - ", "- > ", "-  ", "-     ", "1.  ", "```",
     "~~~", "    ```", "```py", "``` `x`", "---", "***", "___", "===", "- - -", "| ", "|---|---|", "--- | ---",
     ":-:|", "<div>", "[x]: /u", "-", "*", "1.", "<account> x", "<p>", "</p>", "<pre>", "<!-- c", "- <div>",
-    "> <p>", "     ", "        ", "\t\t", " \t", ">     ", "> \t", "-\t", "1.     ",
+    "> <p>", "     ", "        ", "\t\t", " \t", ">     ", "> \t", "-\t", "1.     ", "    > ", "\t> ", "  > ",
+    "--|", "-|-",
 ]
 
 
@@ -107,6 +108,10 @@ def test_generated_inline_markup_projects_the_same(markdown: str) -> None:
     "> para\n>     continuation, not code\n\n- item\n\n      code in the item",
     # An item after an empty one and a blank line still belongs to the list (no split before it).
     "- \n\n- |word\n| --- | --- |",
+    # ">" continues a quote however deeply indented; a lazy line never becomes a table's delimiter row
+    # nor joins a quote that holds a table.
+    ">\n    > x", "> a\n    > x", "- > a\n  >\n      > b", ">\n\t> x", "> # Title\n>\n    > Body",
+    "- |a|b|\n--|--", "> a | b\n> --|--\nlazy", "> a|b\n> -|-\n>     code\nlazy",
 ])
 def test_constructs_project_the_same(markdown: str) -> None:
     same(markdown)
