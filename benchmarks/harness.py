@@ -81,6 +81,7 @@ def overhead_figure(work: HarnessWork, rounds: int) -> Figure:
         return _path(done)
 
     lexbench_times, plain_times = paired_rounds(rounds, lexbench_run, plain_run)
+    _remove(work.work / "runs", "overhead-")  # after every timed run: deleting files slows new ones
     share = median(ratios(plain_times, lexbench_times))
     whole = median(ratios([t.seconds for t in plain_runs], [t.seconds for t in lexbench_runs]))
     collected = lexbench_runs[-1].marks.get("items")
@@ -94,7 +95,7 @@ def overhead_figure(work: HarnessWork, rounds: int) -> Figure:
         f"with --junitxml; {rounds} rounds, A B alternating",
         f"configuration → last item: lexbench {spread(lexbench_times)} ({items / median(lexbench_times):,.0f} "
         f"items/s), plain {spread(plain_times)} ({items / median(plain_times):,.0f} items/s)",
-        f"ceiling: with items that cost no more than the plain test's ({plain_items:.2f} s for {items}), loading and "
+        f"ceiling (about): with items that cost no more than the plain test's ({plain_items:.2f} s for {items}), loading and "
         f"collecting the suite ({setup:.2f} s) would still hold the share to {ceiling:.0%}",
         f"whole processes (start-up and end-of-run report included): lexbench "
         f"{spread([t.seconds for t in lexbench_runs])}, plain {spread([t.seconds for t in plain_runs])} → {whole:.0%}",
@@ -109,7 +110,7 @@ def startup_figure(work: HarnessWork, rounds: int) -> Figure:
 
     def collect(suite: Path) -> float:
         return work.lexbench(f"--suite={suite}", "--provider-config=providers.json", providers, "--collect-only",
-                             f"--run-dir={work.work / 'runs' / 'collect'}").seconds
+                             f"--run-dir={fresh_dir(work.work / 'runs', 'collect')}").seconds
 
     many, one = paired_rounds(rounds, lambda: collect(work.suite_1000), lambda: collect(work.suite_1))
     extra = median([a - b for a, b in zip(many, one, strict=True)])
@@ -149,6 +150,7 @@ def io_figures(work: HarnessWork, rounds: int) -> list[Figure]:
         recorded_median.append(median(latencies))
         deviations.append(median(latencies) / true - 1)
         worst_p95.append(latencies[int(0.95 * len(latencies))] / true - 1)
+    _remove(work.work / "runs", "io-")
     ideal = IO_ITEMS * FAKE_DELAY_S / IO_WORKERS
     span = median(spans)
     deviation = median(deviations)
@@ -162,3 +164,10 @@ def io_figures(work: HarnessWork, rounds: int) -> list[Figure]:
                         f"{median(worst_p95):+.1%} from the true median"]),
     ]
 
+
+def _remove(parent: Path, prefix: str) -> None:
+    """Delete the run directories under ``parent`` whose names start with ``prefix``."""
+    import shutil
+
+    for path in parent.glob(f"{prefix}*"):
+        shutil.rmtree(path, ignore_errors=True)

@@ -45,8 +45,8 @@ class Suite:
     root: Path
     evidence_home: Path
     captures: dict[str, bytes] = field(repr=False)
-    sha256: str = ""
-    """sha256 of the ``dataset.json`` bytes this suite was loaded from."""
+    sha256: str
+    """sha256 of the ``dataset.json`` bytes this suite was loaded (and validated) from."""
 
     @property
     def id(self) -> str:
