@@ -84,6 +84,52 @@ def test_parallel_run_records_the_same_rows(bench, tmp_path_factory):
     assert len(key(parallel)) == 8
 
 
+_AFFINITY = '''
+pytest_plugins = ["lexbench.plugin"]
+import json, os
+def pytest_runtest_setup(item):
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+    with open(os.path.join(os.environ["LEXBENCH_TEST_SEEN"], worker + ".json"), "w") as handle:
+        json.dump(sorted(os.sched_getaffinity(0)), handle)
+'''
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "sched_getaffinity") or len(__import__("os").sched_getaffinity(0)) < 2,
+                    reason="CPU pinning needs Linux's sched_setaffinity and at least two usable CPUs")
+def test_local_providers_at_n2_keep_each_worker_on_a_cpu_of_its_own(bench, monkeypatch, tmp_path_factory):
+    import os
+
+    pytester, suite = bench
+    pytester.makeconftest(_AFFINITY)
+    seen = tmp_path_factory.mktemp("seen")
+    monkeypatch.setenv("LEXBENCH_TEST_SEEN", str(seen))
+    outside = tmp_path_factory.mktemp("runs")
+    allowed = sorted(os.sched_getaffinity(0))
+
+    pytester.runpytest_subprocess(f"--suite={suite}", f"--run-dir={outside / 'pinned'}", "-n", "2").assert_outcomes(passed=4, failed=4)
+    manifest = json.loads((outside / "pinned" / "manifest.json").read_text())
+    assert manifest["sessions"][-1]["workers"] == 2
+    assert manifest["sessions"][-1]["worker_cpus"] == allowed[:2]
+    assert sorted(json.loads(p.read_text()) for p in seen.glob("gw*.json")) == [[allowed[0]], [allowed[1]]]
+
+    for path in seen.glob("*.json"):
+        path.unlink()
+    pytester.runpytest_subprocess(f"--suite={suite}", f"--run-dir={outside / 'free'}", "-n", "2",
+                                  "--no-cpu-pinning").assert_outcomes(passed=4, failed=4)
+    assert json.loads((outside / "free" / "manifest.json").read_text())["sessions"][-1]["worker_cpus"] is None
+    assert all(json.loads(p.read_text()) == allowed for p in seen.glob("gw*.json"))
+
+
+def test_cpu_pinning_only_for_local_work_and_enough_cpus():
+    from lexbench.plugin import worker_cpus
+
+    assert worker_cpus(2, ["local", "control"], {3, 1, 2}) == [1, 2]
+    assert worker_cpus(3, ["local"], {0, 1}) is None  # more workers than CPUs: let the scheduler share them
+    assert worker_cpus(1, ["local"], {0, 1}) is None
+    assert worker_cpus(2, ["local", "engine"], {0, 1}) is None  # a browser needs more than one core
+    assert worker_cpus(2, ["hosted"], {0, 1}) is None
+
+
 def test_unresolvable_is_a_skip_with_reason(bench, monkeypatch):
     pytester, suite = bench
     # A provider pointed at a dead replay server: infrastructure, not the method -> unresolvable.
@@ -121,15 +167,17 @@ def test_tampered_capture_stops_before_any_provider_call(bench):
 
 _OBSERVER = '''
 pytest_plugins = ["lexbench.plugin"]
-import json, os
+import gc, json, os
 from lexbench.plugin import STATE
 SEEN = {}
 def pytest_runtest_setup(item):
     state = item.config.stash[STATE]
-    SEEN.setdefault("first_item", {"providers": sorted(state.providers), "replay": state.replay is not None})
+    SEEN.setdefault("first_item", {"providers": sorted(state.providers), "replay": state.replay is not None,
+                                   "frozen": gc.get_freeze_count() > 0})
 def pytest_unconfigure(config):
     state = config.stash.get(STATE, None)
-    SEEN["end"] = {"providers": sorted(state.providers), "replay": state.replay is not None}
+    SEEN["end"] = {"providers": sorted(state.providers), "replay": state.replay is not None,
+                   "frozen": gc.get_freeze_count() > 0}
     with open(os.environ["LEXBENCH_TEST_SEEN"], "w") as handle:
         json.dump(SEEN, handle)
 '''
@@ -137,17 +185,18 @@ def pytest_unconfigure(config):
 
 def test_providers_are_built_before_the_first_item_and_never_for_collect_only(bench, monkeypatch):
     """One-off costs (imports, TLS context, the replay server) are paid before the first item, not
-    inside it; --collect-only builds nothing and starts no server."""
+    inside it, and the collected suite is frozen out of the garbage collector's walks; --collect-only
+    builds nothing, starts no server and freezes nothing."""
     pytester, suite = bench
     pytester.makeconftest(_OBSERVER)
     seen = pytester.path / "seen.json"
     monkeypatch.setenv("LEXBENCH_TEST_SEEN", str(seen))
     args = (f"--suite={suite}", "--providers", "http-markdownify,reference-echo", f"--run-dir={pytester.path / 'r'}")
     pytester.runpytest_subprocess(*args, "--collect-only").assert_outcomes()
-    assert json.loads(seen.read_text())["end"] == {"providers": [], "replay": False}
+    assert json.loads(seen.read_text())["end"] == {"providers": [], "replay": False, "frozen": False}
     pytester.runpytest_subprocess(*args).assert_outcomes(passed=4)
     assert json.loads(seen.read_text())["first_item"] == {"providers": ["http-markdownify", "reference-echo"],
-                                                          "replay": True}
+                                                          "replay": True, "frozen": True}
 
 
 def test_the_replay_server_is_probed_only_after_a_failed_call_until_it_answers_again():
