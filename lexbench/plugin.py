@@ -327,7 +327,7 @@ def _open_run(state: BenchState, suite: Suite) -> None:
         raise pytest.UsageError(f"--run-dir={run_dir}: cannot write the run record there: {exc.strerror or exc}") from None
     state.started = utc_now()
     session = {"started": state.started, "finished": None, "argv": sys.argv, "resumed_with": len(state.completed),
-               "workers": _worker_count(config), "worker_cpus": state.worker_cpus}
+               "workers": len(_gateway_specs(config)), "worker_cpus": state.worker_cpus}
     state.manifest = {
         **_manifest_fields(state),
         "run": {"measure_only": measure_only, "certified_requested": certified,
@@ -389,33 +389,52 @@ PINNED_FAMILIES = frozenset({"local", "control"})
 
 
 def worker_cpus(workers: int, families: Iterable[str], allowed: Collection[int]) -> list[int] | None:
-    """The CPU each of ``workers`` xdist workers keeps to, by worker index, or ``None`` (not pinned).
+    """The CPU each of ``workers`` xdist workers keeps to, by worker index (``gw0`` the first), or ``None``
+    (not pinned).
 
     A local provider's item runs in two processes in turn: the worker fetches and scores, its extraction
     process extracts. With two workers' pairs sharing two cores, every hand-off between a worker and its
     extraction process waited for the scheduler: at ``-n 2`` a local provider's recorded latency came
     out 7–20 % above ``-n 0``'s and the run ~7 % slower. A CPU of its own for each pair removes the
-    wait. Only when there are at least as many ``allowed`` CPUs as workers (two or more) and every
-    provider family is local or control: a browser engine needs more than one core, and hosted calls
-    wait on the network, not the CPU."""
-    if workers < 2 or len(allowed) < workers or any(family not in PINNED_FAMILIES for family in families):
+    wait. Only when the workers (two or more) are exactly as many as the ``allowed`` CPUs, so that no
+    CPU is left idle and a second run on the same machine shares every CPU alike, and every provider
+    family is local or control: a browser engine needs more than one core, and hosted calls wait on the
+    network, not the CPU."""
+    if workers < 2 or len(allowed) != workers or any(family not in PINNED_FAMILIES for family in families):
         return None
-    return sorted(allowed)[:workers]
+    return sorted(allowed)
 
 
-def _worker_count(config: pytest.Config) -> int:
-    """Local xdist workers of this session (0 without xdist); ``-n auto`` is resolved by now."""
-    specs = getattr(config.option, "tx", None) or []
-    return len(specs) if getattr(config.option, "dist", "no") != "no" else 0
+def _gateway_specs(config: pytest.Config) -> list[str]:
+    """xdist's gateway specs of this session, ``N*spec`` expanded (none without xdist); ``-n auto`` and
+    ``--maxprocesses`` are resolved by now."""
+    if getattr(config.option, "dist", "no") == "no":
+        return []
+    specs: list[str] = []
+    for spec in getattr(config.option, "tx", None) or []:
+        count, star, rest = str(spec).partition("*")
+        specs += [rest] * int(count) if star and count.isdigit() else [str(spec)]
+    return specs
+
+
+def _declared_family(provider_type: type[Provider]) -> str | None:
+    """The family a provider type (or a class it extends) declares; ``None`` when it only inherits the
+    base class's default, which says nothing about how it works."""
+    for cls in provider_type.__mro__:
+        if cls is Provider:
+            return None
+        if "family" in vars(cls):
+            return cls.family
+    return None
 
 
 def _planned_worker_cpus(config: pytest.Config, state: BenchState) -> list[int] | None:
-    specs = getattr(config.option, "tx", None) or []
+    specs = _gateway_specs(config)
     if config.getoption("no_cpu_pinning") or not hasattr(os, "sched_setaffinity") or any(
-            str(spec) != "popen" for spec in specs):  # remote or customised gateways: their CPUs are not ours
+            spec != "popen" for spec in specs):  # remote or customised gateways: their CPUs are not ours
         return None
-    families = [state.provider_type(name).family for name in state.provider_names]
-    return worker_cpus(_worker_count(config), families, os.sched_getaffinity(0))
+    families = [_declared_family(state.provider_type(name)) or "undeclared" for name in state.provider_names]
+    return worker_cpus(len(specs), families, os.sched_getaffinity(0))
 
 
 def pytest_configure_node(node) -> None:  # type: ignore[no-untyped-def]
@@ -424,7 +443,9 @@ def pytest_configure_node(node) -> None:  # type: ignore[no-untyped-def]
     state = node.config.stash[STATE]
     cpus = state.worker_cpus
     index = node.gateway.id.removeprefix("gw")
-    node.workerinput["lexbench_cpu"] = cpus[int(index) % len(cpus)] if cpus and index.isdigit() else None
+    # A worker that replaces a crashed one gets a new id past the first N: it runs unpinned, since the
+    # CPU it should take is not known here.
+    node.workerinput["lexbench_cpu"] = cpus[int(index)] if cpus and index.isdigit() and int(index) < len(cpus) else None
     node.workerinput["lexbench_run_dir"] = str(state.run_dir) if state.run_dir else ""
     node.workerinput["lexbench_provider_config"] = str(state.provider_config_path) if state.provider_config_path else ""
     node.workerinput["lexbench_shard"] = str(state.shard) if state.shard else ""

@@ -87,47 +87,76 @@ def test_parallel_run_records_the_same_rows(bench, tmp_path_factory):
 _AFFINITY = '''
 pytest_plugins = ["lexbench.plugin"]
 import json, os
-def pytest_runtest_setup(item):
-    worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
-    with open(os.path.join(os.environ["LEXBENCH_TEST_SEEN"], worker + ".json"), "w") as handle:
-        json.dump(sorted(os.sched_getaffinity(0)), handle)
+from lexbench.providers.extraction import ExtractionWorker
+def pytest_runtest_teardown(item):
+    extractor = ExtractionWorker._shared.pid if ExtractionWorker._shared is not None else None
+    seen = {"worker": sorted(os.sched_getaffinity(0)),
+            "extractor": sorted(os.sched_getaffinity(extractor)) if extractor else None}
+    path = os.path.join(os.environ["LEXBENCH_TEST_SEEN"], os.environ.get("PYTEST_XDIST_WORKER", "main") + ".json")
+    with open(path, "w") as handle:
+        json.dump(seen, handle)
 '''
+_CPUS = sorted(__import__("os").sched_getaffinity(0)) if hasattr(__import__("os"), "sched_getaffinity") else []
 
 
-@pytest.mark.skipif(not hasattr(__import__("os"), "sched_getaffinity") or len(__import__("os").sched_getaffinity(0)) < 2,
-                    reason="CPU pinning needs Linux's sched_setaffinity and at least two usable CPUs")
-def test_local_providers_at_n2_keep_each_worker_on_a_cpu_of_its_own(bench, monkeypatch, tmp_path_factory):
-    import os
-
+@pytest.mark.skipif(not 2 <= len(_CPUS) <= 4, reason="needs Linux's sched_setaffinity and 2-4 usable CPUs "
+                                                      "(one worker per CPU)")
+def test_local_providers_keep_each_worker_and_its_extraction_process_on_a_cpu_of_its_own(
+        bench, monkeypatch, tmp_path_factory):
     pytester, suite = bench
     pytester.makeconftest(_AFFINITY)
     seen = tmp_path_factory.mktemp("seen")
     monkeypatch.setenv("LEXBENCH_TEST_SEEN", str(seen))
     outside = tmp_path_factory.mktemp("runs")
-    allowed = sorted(os.sched_getaffinity(0))
+    workers = str(len(_CPUS))
 
-    pytester.runpytest_subprocess(f"--suite={suite}", f"--run-dir={outside / 'pinned'}", "-n", "2").assert_outcomes(passed=4, failed=4)
-    manifest = json.loads((outside / "pinned" / "manifest.json").read_text())
-    assert manifest["sessions"][-1]["workers"] == 2
-    assert manifest["sessions"][-1]["worker_cpus"] == allowed[:2]
-    assert sorted(json.loads(p.read_text()) for p in seen.glob("gw*.json")) == [[allowed[0]], [allowed[1]]]
+    def observed() -> list[dict]:
+        files = sorted(seen.glob("gw*.json"))
+        assert len(files) == len(_CPUS), files  # every worker ran items
+        found = [json.loads(path.read_text()) for path in files]
+        for path in files:
+            path.unlink()
+        return found
 
-    for path in seen.glob("*.json"):
-        path.unlink()
-    pytester.runpytest_subprocess(f"--suite={suite}", f"--run-dir={outside / 'free'}", "-n", "2",
+    # "--tx N*popen --dist load" is how -n N spells itself; both count N workers.
+    pytester.runpytest_subprocess(f"--suite={suite}", f"--run-dir={outside / 'pinned'}", "--tx", f"{workers}*popen",
+                                  "--dist", "load").assert_outcomes(passed=4, failed=4)
+    session = json.loads((outside / "pinned" / "manifest.json").read_text())["sessions"][-1]
+    assert (session["workers"], session["worker_cpus"]) == (len(_CPUS), _CPUS)
+    assert sorted(tuple(s["worker"]) for s in observed()) == [(cpu,) for cpu in _CPUS]
+
+    pytester.runpytest_subprocess(f"--suite={suite}", f"--run-dir={outside / 'pinned-n'}", "-n", workers,
+                                  "--providers=http-markdownify").assert_outcomes(passed=2)
+    assert all(s["extractor"] == s["worker"] and len(s["worker"]) == 1 for s in observed())
+
+    pytester.runpytest_subprocess(f"--suite={suite}", f"--run-dir={outside / 'free'}", "-n", workers,
                                   "--no-cpu-pinning").assert_outcomes(passed=4, failed=4)
     assert json.loads((outside / "free" / "manifest.json").read_text())["sessions"][-1]["worker_cpus"] is None
-    assert all(json.loads(p.read_text()) == allowed for p in seen.glob("gw*.json"))
+    assert all(s["worker"] == _CPUS for s in observed())
 
 
-def test_cpu_pinning_only_for_local_work_and_enough_cpus():
-    from lexbench.plugin import worker_cpus
+def test_cpu_pinning_only_for_declared_local_work_with_one_worker_per_cpu():
+    from lexbench.plugin import _declared_family, worker_cpus
+    from lexbench.providers import PROVIDER_TYPES
+    from lexbench.providers.base import Provider
 
-    assert worker_cpus(2, ["local", "control"], {3, 1, 2}) == [1, 2]
-    assert worker_cpus(3, ["local"], {0, 1}) is None  # more workers than CPUs: let the scheduler share them
-    assert worker_cpus(1, ["local"], {0, 1}) is None
+    assert worker_cpus(2, ["local", "control"], {3, 1}) == [1, 3]
+    assert worker_cpus(3, ["local"], {0, 1}) is None  # more workers than CPUs: the scheduler shares them
+    assert worker_cpus(2, ["local"], {0, 1, 2}) is None  # an idle CPU: pinning would pick which, blindly
+    assert worker_cpus(1, ["local"], {0}) is None
     assert worker_cpus(2, ["local", "engine"], {0, 1}) is None  # a browser needs more than one core
     assert worker_cpus(2, ["hosted"], {0, 1}) is None
+    assert worker_cpus(2, ["local", "undeclared"], {0, 1}) is None
+
+    class Homemade(Provider):  # inherits the base class's default family: says nothing about its work
+        type_name = "homemade"
+
+        def fetch(self, case, timeout, url):  # type: ignore[no-untyped-def]
+            raise NotImplementedError
+
+    assert _declared_family(Homemade) is None
+    assert _declared_family(PROVIDER_TYPES["trafilatura"]) == "local"
+    assert _declared_family(PROVIDER_TYPES["reference-echo"]) == "control"
 
 
 def test_unresolvable_is_a_skip_with_reason(bench, monkeypatch):
