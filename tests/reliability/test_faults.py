@@ -38,6 +38,27 @@ def _slow(self, case, timeout, url):
 ReferenceEcho.fetch = _slow
 '''
 
+# Four quick answers per process, then slow ones: however loaded the machine, the run is still going
+# when the test interrupts it after four rows (a slow answer stays well inside the 30 s deadline). The
+# resumed session answers quickly.
+INTERRUPTIBLE_ECHO = '''
+import sys, time
+from lexbench.providers.local import ReferenceEcho
+
+_fetch = ReferenceEcho.fetch
+_calls = [0]
+_RESUMED = any(arg.startswith("--resume") for arg in sys.argv)
+
+
+def _quick_then_slow(self, case, timeout, url):
+    _calls[0] += 1
+    time.sleep(0.3 if _calls[0] <= 4 or _RESUMED else 5)
+    return _fetch(self, case, timeout, url)
+
+
+ReferenceEcho.fetch = _quick_then_slow
+'''
+
 
 @pytest.fixture
 def project(pytester):  # type: ignore[no-untyped-def]
@@ -221,7 +242,7 @@ def test_a_real_full_disk_keeps_completed_rows_and_the_run_resumes_elsewhere(pro
 def test_ctrl_c_keeps_completed_rows_and_the_run_resumes(project, suite, tmp_path, workers: str) -> None:
     """SIGINT to the pytest process part-way: the rows of finished items are on disk, intact, and a
     resumed session runs only the rest."""
-    project.makeconftest(conftest(SLOW_ECHO))
+    project.makeconftest(conftest(INTERRUPTIBLE_ECHO))
     run = tmp_path / "run"
     process = subprocess.Popen([sys.executable, "-m", "pytest", f"--suite={suite}", "--providers=reference-echo",
                                 f"--run-dir={run}", "-n", workers], cwd=project.path, start_new_session=True,
