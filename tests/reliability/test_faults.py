@@ -52,7 +52,7 @@ _RESUMED = any(arg.startswith("--resume") for arg in sys.argv)
 
 def _quick_then_slow(self, case, timeout, url):
     _calls[0] += 1
-    time.sleep(0.3 if _calls[0] <= 4 or _RESUMED else 5)
+    time.sleep(0.3 if _calls[0] <= 4 or _RESUMED else 20)
     return _fetch(self, case, timeout, url)
 
 
@@ -247,17 +247,23 @@ def test_ctrl_c_keeps_completed_rows_and_the_run_resumes(project, suite, tmp_pat
     process = subprocess.Popen([sys.executable, "-m", "pytest", f"--suite={suite}", "--providers=reference-echo",
                                 f"--run-dir={run}", "-n", workers], cwd=project.path, start_new_session=True,
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    results = run / "results.jsonl"
+
+    def written() -> int:  # finished rows on disk (validated below, by assert_intact)
+        return results.read_bytes().count(b"\n") if results.exists() else 0
+
     try:
-        deadline = time.monotonic() + 300
-        while len(load_rows(run)) < 4 and process.poll() is None and time.monotonic() < deadline:
+        started = time.monotonic()
+        while written() < 4 and process.poll() is None and time.monotonic() < started + 300:
             time.sleep(0.05)
+        seen = f"interrupted after {time.monotonic() - started:.1f} s with {written()} rows written"
         process.send_signal(signal.SIGINT)
         output, _ = process.communicate(timeout=120)
     finally:
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGKILL)
             process.wait()
-    assert process.returncode == pytest.ExitCode.INTERRUPTED, output.decode(errors="replace")[-3000:]
+    assert process.returncode == pytest.ExitCode.INTERRUPTED, seen + "\n" + output.decode(errors="replace")[-3000:]
     before = assert_intact(run)
     assert 4 <= len(before) < ITEMS, "the run must be interrupted part-way for this test to mean anything"
     resume_to_the_end(project, suite, run, before)
