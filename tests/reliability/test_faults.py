@@ -42,8 +42,12 @@ ReferenceEcho.fetch = _slow
 # when the test interrupts it after four rows (a slow answer stays well inside the 30 s deadline). The
 # resumed session answers quickly.
 INTERRUPTIBLE_ECHO = '''
-import sys, time
+import signal, sys, time
 from lexbench.providers.local import ReferenceEcho
+
+# A pytest started from a background job of a non-interactive shell inherits an ignored SIGINT (POSIX)
+# and Python keeps ignoring it; Ctrl-C at a terminal always meets Python's own handler, as here.
+signal.signal(signal.SIGINT, signal.default_int_handler)
 
 _fetch = ReferenceEcho.fetch
 _calls = [0]
