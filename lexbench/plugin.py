@@ -22,7 +22,6 @@ import gc
 import os
 import re
 import sys
-from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -39,7 +38,7 @@ from lexbench.providers import (
 )
 from lexbench.providers.config import CONFIGURED
 from lexbench.providers.guard import NetworkGuard
-from lexbench.providers.policy import DEFAULT_RETRIES, DEFAULT_TIMEOUT_S
+from lexbench.providers.policy import DEFAULT_RETRIES, DEFAULT_TIMEOUT_S, declared_family, worker_cpus
 from lexbench.providers.result import ErrorType, ProviderResult
 from lexbench.record import (
     RESULTS_NAME, RunIdentity, RunRecorder, RunRow, canonical_sha256, checked_rows, count_tokens, environment, item_id,
@@ -384,27 +383,6 @@ def _manifest_fields(state: BenchState) -> dict:
     }
 
 
-PINNED_FAMILIES = frozenset({"local", "control"})
-"""Provider families whose work is CPU-bound on this machine, in the worker and its extraction process."""
-
-
-def worker_cpus(workers: int, families: Iterable[str], allowed: Collection[int]) -> list[int] | None:
-    """The CPU each of ``workers`` xdist workers keeps to, by worker index (``gw0`` the first), or ``None``
-    (not pinned).
-
-    A local provider's item runs in two processes in turn: the worker fetches and scores, its extraction
-    process extracts. With two workers' pairs sharing two cores, every hand-off between a worker and its
-    extraction process waited for the scheduler: at ``-n 2`` a local provider's recorded latency came
-    out 7–20 % above ``-n 0``'s and the run ~7 % slower. A CPU of its own for each pair removes the
-    wait. Only when the workers (two or more) are exactly as many as the ``allowed`` CPUs, so that no
-    CPU is left idle and a second run on the same machine shares every CPU alike, and every provider
-    family is local or control: a browser engine needs more than one core, and hosted calls wait on the
-    network, not the CPU."""
-    if workers < 2 or len(allowed) != workers or any(family not in PINNED_FAMILIES for family in families):
-        return None
-    return sorted(allowed)
-
-
 def _gateway_specs(config: pytest.Config) -> list[str]:
     """xdist's gateway specs of this session, ``N*spec`` expanded (none without xdist); ``-n auto`` and
     ``--maxprocesses`` are resolved by now."""
@@ -417,29 +395,18 @@ def _gateway_specs(config: pytest.Config) -> list[str]:
     return specs
 
 
-def _declared_family(provider_type: type[Provider]) -> str | None:
-    """The family a provider type (or a class it extends) declares; ``None`` when it only inherits the
-    base class's default, which says nothing about how it works."""
-    for cls in provider_type.__mro__:
-        if cls is Provider:
-            return None
-        if "family" in vars(cls):
-            return cls.family
-    return None
-
-
 def _planned_worker_cpus(config: pytest.Config, state: BenchState) -> list[int] | None:
     specs = _gateway_specs(config)
     if config.getoption("no_cpu_pinning") or not hasattr(os, "sched_setaffinity") or any(
             spec != "popen" for spec in specs):  # remote or customised gateways: their CPUs are not ours
         return None
-    families = [_declared_family(state.provider_type(name)) or "undeclared" for name in state.provider_names]
+    families = [declared_family(state.provider_type(name)) or "undeclared" for name in state.provider_names]
     return worker_cpus(len(specs), families, os.sched_getaffinity(0))
 
 
 def pytest_configure_node(node) -> None:  # type: ignore[no-untyped-def]
     """pytest-xdist's ``pytest_configure_node``: tell each worker where the run directory is, and which
-    CPU to keep to (see :func:`worker_cpus`)."""
+    CPU to keep to (see :func:`~lexbench.providers.policy.worker_cpus`)."""
     state = node.config.stash[STATE]
     cpus = state.worker_cpus
     index = node.gateway.id.removeprefix("gw")

@@ -136,7 +136,7 @@ def test_local_providers_keep_each_worker_and_its_extraction_process_on_a_cpu_of
 
 
 def test_cpu_pinning_only_for_declared_local_work_with_one_worker_per_cpu():
-    from lexbench.plugin import _declared_family, worker_cpus
+    from lexbench.providers.policy import declared_family, worker_cpus
     from lexbench.providers import PROVIDER_TYPES
     from lexbench.providers.base import Provider
 
@@ -154,9 +154,9 @@ def test_cpu_pinning_only_for_declared_local_work_with_one_worker_per_cpu():
         def fetch(self, case, timeout, url):  # type: ignore[no-untyped-def]
             raise NotImplementedError
 
-    assert _declared_family(Homemade) is None
-    assert _declared_family(PROVIDER_TYPES["trafilatura"]) == "local"
-    assert _declared_family(PROVIDER_TYPES["reference-echo"]) == "control"
+    assert declared_family(Homemade) is None
+    assert declared_family(PROVIDER_TYPES["trafilatura"]) == "local"
+    assert declared_family(PROVIDER_TYPES["reference-echo"]) == "control"
 
 
 def test_unresolvable_is_a_skip_with_reason(bench, monkeypatch):
