@@ -282,7 +282,7 @@ def _open_run(state: BenchState, suite: Suite) -> None:
         raise pytest.UsageError("--measure-only and --certified exclude each other: a measure-only run never certifies")
     state.configuration = _configuration(state)
     state.configuration_sha256 = canonical_sha256(state.configuration)
-    state.dataset_sha256 = suite.dataset_sha256()
+    state.dataset_sha256 = suite.dataset_sha256
     identity = RunIdentity(suite=suite.id, dataset_sha256=state.dataset_sha256,
                            configuration_sha256=state.configuration_sha256)
     option = config.getoption("run_dir")
@@ -365,7 +365,7 @@ def _manifest_fields(state: BenchState) -> dict:
         "argv": sys.argv,
         "suite": {"id": suite.id, "revision": suite.dataset.suite.revision,
                   "review_status": suite.dataset.suite.review_status.value, "path": str(suite.root),
-                  "dataset_sha256": suite.dataset_sha256(), "cases": len(suite.cases)},
+                  "dataset_sha256": suite.dataset_sha256, "cases": len(suite.cases)},
         "providers": state.provider_names,
         "provider_selection": config.getoption("providers") or CONFIGURED,
         "provider_config": {

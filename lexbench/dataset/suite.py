@@ -39,13 +39,14 @@ CASES_ROOT = Path(__file__).resolve().parents[2] / "cases"
 
 @dataclass(frozen=True)
 class Suite:
-    """A loaded suite: its dataset, where it lives, and each case's verified capture bytes."""
+    """A loaded suite: its dataset, where it lives, each case's verified capture bytes, and the sha256 of
+    the ``dataset.json`` bytes it was loaded from (what a run records and its workers check against)."""
 
     dataset: Dataset
     root: Path
     evidence_home: Path
     captures: dict[str, bytes] = field(repr=False)
-    sha256: str
+    dataset_sha256: str
     """sha256 of the ``dataset.json`` bytes this suite was loaded (and validated) from."""
 
     @property
@@ -55,10 +56,6 @@ class Suite:
     @property
     def cases(self) -> list[Case]:
         return self.dataset.cases
-
-    def dataset_sha256(self) -> str:
-        """sha256 of the ``dataset.json`` bytes the suite was loaded (and validated) from."""
-        return self.sha256
 
 
 def resolve_suite_dir(name_or_path: str, cases_root: Path = CASES_ROOT) -> Path:
@@ -165,7 +162,7 @@ def load_suite(name_or_path: str, cases_root: Path = CASES_ROOT, *, validated_sh
         # must still agree, or the suite's evidence home is not the one the cases were compiled from.
         if case.body is not None:
             read_evidence(evidence_home, case.body.reference.path, case.body.reference.sha256, case_id=case.id)
-    return Suite(dataset=dataset, root=root, evidence_home=evidence_home, captures=captures, sha256=sha256)
+    return Suite(dataset=dataset, root=root, evidence_home=evidence_home, captures=captures, dataset_sha256=sha256)
 
 
 def build_suite(root: Path, *, overwrite: bool = False, registry: Path | None = None) -> Path:

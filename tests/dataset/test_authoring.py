@@ -284,20 +284,20 @@ def test_compile_articles_stops_at_the_first_bad_case_and_writes_nothing(suite_d
 
 def test_a_worker_loads_the_dataset_its_controller_checked_and_still_verifies_the_evidence(suite_dir):
     checked = load_suite(str(suite_dir))
-    assert checked.sha256 == sha256_bytes((suite_dir / "dataset.json").read_bytes())
+    assert checked.dataset_sha256 == sha256_bytes((suite_dir / "dataset.json").read_bytes())
     # Authoring files edited mid-run: the controller's check is not repeated, since a worker scores
     # from dataset.json and the evidence only, and those are the bytes the controller checked.
     edit_json(suite_dir / "rules.json", lambda r: r["cases"].reverse())
     with pytest.raises(BindingError):
         load_suite(str(suite_dir))
-    worker = load_suite(str(suite_dir), validated_sha256=checked.sha256)
+    worker = load_suite(str(suite_dir), validated_sha256=checked.dataset_sha256)
     assert [case.id for case in worker.cases] == [case.id for case in checked.cases]
     assert worker.captures == checked.captures
 
     capture = suite_dir / "evidence" / "captures" / "article-003-en-bridge.html"
     capture.write_bytes(capture.read_bytes() + b" ")
     with pytest.raises(EvidenceError, match="case article-003-en-bridge: evidence file"):
-        load_suite(str(suite_dir), validated_sha256=checked.sha256)
+        load_suite(str(suite_dir), validated_sha256=checked.dataset_sha256)
 
 
 def test_a_worker_refuses_a_dataset_that_changed_after_the_run_started(suite_dir):
@@ -305,5 +305,5 @@ def test_a_worker_refuses_a_dataset_that_changed_after_the_run_started(suite_dir
     dataset = suite_dir / "dataset.json"
     dataset.write_bytes(dataset.read_bytes() + b"\n")  # still valid, other bytes
     with pytest.raises(BindingError, match=r"dataset.json changed after the run started \(it now hashes to "
-                                           r"[0-9a-f]{64}, the run checked " + checked.sha256 + r"\); one run cannot mix"):
-        load_suite(str(suite_dir), validated_sha256=checked.sha256)
+                                           r"[0-9a-f]{64}, the run checked " + checked.dataset_sha256 + r"\); one run cannot mix"):
+        load_suite(str(suite_dir), validated_sha256=checked.dataset_sha256)
