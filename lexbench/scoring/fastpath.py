@@ -48,6 +48,7 @@ from lexbench.scoring.projection import (
     TABLE_CELL,
     Block,
     Link,
+    ordered_marker_text,
     project_markdown,
 )
 
@@ -157,6 +158,7 @@ class _Document:
         # Safe split points reached so far: (line, number of blocks then, links waiting then).
         self.checkpoints: list[tuple[int, int, tuple[Link, ...]]] = [(0, 0, ())]
         self.top: _Blocks | None = _Blocks(self, self.lines, PARAGRAPH, False)
+        self.marker = ""  # ordered-list markers waiting for their item's first block (SPEC §3.2)
 
     def run(self) -> list[Block]:
         lines = self.lines
@@ -193,6 +195,9 @@ class _Document:
         """Project one inline content into its block (if it has text) and pass text-less links on."""
         produced, loose = _inline_blocks(content, kind, level, quoted)
         if produced is not None:
+            if self.marker:
+                produced = replace(produced, text=f"{self.marker} {produced.text}")
+                self.marker = ""
             if self.orphans:
                 produced = replace(produced, links=tuple(self.orphans) + produced.links)
                 self.orphans = []
@@ -201,7 +206,15 @@ class _Document:
 
     def code(self, text: str, quoted: bool) -> None:
         if text:
+            if self.marker:
+                text, self.marker = f"{self.marker} {text}", ""
             self.blocks.append(Block(CODE, 0, text, quoted=quoted))
+
+    def end_item(self, quoted: bool) -> None:
+        """An ordered item that produced no text block: its marker alone is its reader text."""
+        if self.marker:
+            self.blocks.append(Block(LIST_ITEM, 0, self.marker, quoted=quoted))
+            self.marker = ""
 
     def _fall_back(self, line: int) -> int:
         """Re-project with markdown-it from the last safe split point at which no text-less link was
@@ -212,6 +225,7 @@ class _Document:
         start, kept, _ = self.checkpoints[-1]
         del self.blocks[kept:]
         self.orphans = []
+        self.marker = ""
         end = self._next_split(line)  # no fence is open at `line`: the lines before it were parsed here
         produced, carried = self._project(start, end)
         if produced is None:  # the split point was not safe after all: take the rest of the document
@@ -457,6 +471,8 @@ class _Blocks:
                 marker = this
             elif this != marker:
                 return index  # a new list starts here
+            if ordered is not None:
+                self.doc.marker = ordered_marker_text(ordered.group(1), ordered.group(2), self.doc.marker)
             after = 1 if bullet is not None else ordered.end(2)
             rest = body[after:]
             end = index + 1
@@ -470,6 +486,7 @@ class _Blocks:
                 first_content = ""
                 plain = False
                 if end >= count or not lines[end].strip(" \t"):
+                    self.doc.end_item(self.quoted)  # an empty item
                     while end < count and not lines[end].strip(" \t"):
                         end += 1
                     if end >= count:
@@ -518,6 +535,7 @@ class _Blocks:
                 self.doc.emit(mdTrim(first_content), LIST_ITEM, 0, self.quoted)
             else:
                 _Blocks(self.doc, item, LIST_ITEM, self.quoted, self.depth + 1).parse_all()
+            self.doc.end_item(self.quoted)
             if end >= count:
                 return end
             following = lines[end]
@@ -675,6 +693,9 @@ class _Blocks:
             for position in range(columns):
                 cell = cells[position] if position < len(cells) else ""
                 doc.emit(mdTrim(cell) if cell else "", TABLE_CELL, 0, quoted)
+            for cell in cells[columns:]:  # beyond the header's count: dropped by GFM, seen by a reader
+                if mdTrim(cell):
+                    doc.emit(mdTrim(cell), TABLE_CELL, 0, quoted)
             index += 1
         return index
 

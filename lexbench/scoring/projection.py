@@ -19,6 +19,8 @@ from typing import Literal
 import lxml.etree
 import lxml.html
 from markdown_it import MarkdownIt
+from markdown_it.common.utils import mdTrim
+from markdown_it.rules_block.table import escapedSplit
 from markdown_it.token import Token
 
 Format = Literal["html", "markdown", "text"]
@@ -825,6 +827,9 @@ def _parse_attributes(raw: str) -> dict[str, str]:
     return attrs
 
 
+_DOCUMENT_TAGS = frozenset({"html", "head", "body"})
+
+
 class _RawHtmlTracker:
     """Tracks elements opened by raw HTML blocks in Markdown whose content continues in later
     Markdown blocks, e.g. ``<details>`` … Markdown … ``</details>``. While an invisible one is open,
@@ -844,6 +849,8 @@ class _RawHtmlTracker:
             if name is None:
                 continue  # comment
             name = name.lower()
+            if name in _DOCUMENT_TAGS:
+                continue  # a browser ignores these inside a body; nothing after them is hidden
             if closing:
                 if self.counts.get(name):
                     while self.stack:
@@ -860,11 +867,92 @@ class _RawHtmlTracker:
                 self.hiding_open += hides
 
 
+def ordered_marker_text(number: str, delimiter: str, pending: str = "") -> str:
+    """The reader text of an ordered list item's marker: its ``number`` and ``delimiter`` as written
+    (``"11"``, ``")"`` → ``"11)"``), after the markers still ``pending`` from enclosing items whose
+    first block has not come yet (``"1. 1."``). SPEC §3.2: ordered-list numbers are text."""
+    own = f"{number}{delimiter}"
+    return f"{pending} {own}" if pending else own
+
+
+def _quote_all(blocks: list[Block], quoted: bool) -> list[Block]:
+    return [b if not quoted or b.quoted else _with(b, quoted=True) for b in blocks]
+
+
+_RAW_TEXT_BLOCK_OPEN = re.compile(r"[ \t]{0,3}<(script|style|textarea)(?=[\s>]|$)", re.I)
+_RAW_TEXT_BLOCK_CLOSE = re.compile(r"</(?:script|pre|style|textarea)>", re.I)
+
+
+def _unclosed_raw_text_rest(markup: str) -> str | None:
+    """For an HTML block opened by ``<script>``, ``<style>`` or ``<textarea>`` that markdown-it ran to
+    the end of the answer because no closing tag came (CommonMark HTML block type 1), the text after
+    its opening line; else ``None``."""
+    if not _RAW_TEXT_BLOCK_OPEN.match(markup) or _RAW_TEXT_BLOCK_CLOSE.search(markup):
+        return None
+    head, newline, rest = markup.partition("\n")
+    return rest if newline else None
+
+
+class _SurplusCells:
+    """Body-row cells beyond a GFM table's header count, which markdown-it drops (as GitHub's renderer
+    does) although a reader of the raw answer sees them: read again from the row's source line."""
+
+    def __init__(self, content: str) -> None:
+        self.content = content
+        self.lines: list[str] | None = None  # split on the first table row: most answers have none
+        self.columns = 0
+        self.in_header = False
+        self.line: int | None = None
+
+    def row(self, where: list[int] | None) -> None:
+        self.line = where[0] if where else None
+
+    def cell(self, kind: str) -> None:
+        if kind == "th_open":
+            if not self.in_header:
+                self.in_header, self.columns = True, 0
+            self.columns += 1
+        else:
+            self.in_header = False
+
+    def surplus(self, quoted: bool) -> list[str]:
+        """The trimmed surplus cells of the row just closed (none for a header row)."""
+        if self.in_header:
+            self.in_header = False
+            self.line = None
+            return []
+        if self.line is None:
+            return []
+        if self.lines is None:
+            self.lines = self.content.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+        text = self.lines[self.line] if self.line < len(self.lines) else ""
+        self.line = None
+        text = mdTrim(text)
+        if quoted:
+            while text.startswith(">"):
+                text = text[1:].strip()
+        cells = escapedSplit(text)
+        if cells and cells[0] == "":
+            cells.pop(0)
+        if cells and cells[-1] == "":
+            cells.pop()
+        return [mdTrim(cell) for cell in cells[self.columns :] if mdTrim(cell)]
+
+
 def project_markdown(content: str, *, notes: list[str] | None = None) -> list[Block]:
     """Reader-text blocks of a Markdown document (SPEC §3.2): CommonMark with tables and
     strikethrough. Link text kept (targets in ``links``), images and their alt text dropped,
     decoration dropped, fenced/indented code kept as ``code`` blocks, raw HTML projected by the
     HTML rules. Soft and hard line breaks inside a paragraph are kept as ``\\n``.
+
+    What a reader sees is kept where the parser's dialect would drop it (SPEC §3.2):
+
+    - an ordered list item's marker as written (``1.``, ``11)``) opens the item's first block
+      (:func:`ordered_marker_text`);
+    - table cells beyond the header's column count follow the row's other cells;
+    - ``<html>``, ``<head>`` and ``<body>`` lines are ignored, as a browser ignores them in a body;
+    - an element that hides content (``<details>``, ``<div hidden>``, ``<script>``…) hides the
+      Markdown after it only up to its closing tag: left unclosed, that Markdown is shown.
 
     Link parsing runs under a CPU budget (:data:`MARKDOWN_LINK_BUDGET_S`); when it is spent, a line
     saying how many inline blocks were read as plain text is appended to ``notes``."""
@@ -872,43 +960,83 @@ def project_markdown(content: str, *, notes: list[str] | None = None) -> list[Bl
     env: dict[str, object] = {_BUDGET_KEY: budget}
     tokens = _MARKDOWN.parse(content, env)
     blocks: list[Block] = []
+    held: list[Block] = []  # blocks under an open hiding element: dropped at its closing tag
     containers: list[str] = []  # enclosing list items / quotes, innermost last
     leaf: tuple[str, int] = (PARAGRAPH, 0)
     raw_html = _RawHtmlTracker()
     orphans: list[Link] = []  # text-less links (e.g. "[](permalink)") waiting for the next block
+    marker = ""  # ordered-list markers waiting for their item's first block
+    table = _SurplusCells(content)
+
+    def emit(produced: list[Block]) -> None:
+        nonlocal marker
+        if marker and produced:
+            produced[0] = _with(produced[0], text=f"{marker} {produced[0].text}")
+            marker = ""
+        (held if raw_html.hiding else blocks).extend(produced)
+
+    def take_inline(token: Token, leaf: tuple[str, int], quoted: bool) -> None:
+        nonlocal orphans
+        produced, loose = _inline_blocks(token, leaf, env, quoted)
+        if raw_html.hiding:
+            emit(produced)  # shown only if the hiding element is never closed
+            return
+        if produced and orphans:
+            produced[0] = _with(produced[0], links=tuple(orphans) + produced[0].links)
+            orphans = []
+        emit(produced)
+        orphans.extend(loose)
+
     for token in tokens:
         kind = token.type
         quoted = QUOTE in containers
         if kind == "html_block":
-            if not raw_html.hiding:
-                parts = project_html(token.content)
-                blocks.extend(b if not quoted or b.quoted else _with(b, quoted=True) for b in parts)
-            raw_html.feed(token.content)
+            markup = token.content
+            rest = _unclosed_raw_text_rest(markup)
+            if rest is not None:
+                # A <script>/<style>/<textarea> line never closed: markdown-it's HTML block runs to the
+                # end of the answer, hiding it. Only the opening line is markup; the rest is read.
+                emit(_quote_all(project_html(markup[: len(markup) - len(rest)]), quoted))
+                emit(_quote_all(project_markdown(rest, notes=notes), quoted))
+                continue
+            emit(_quote_all(project_html(markup), quoted))
+            was_hiding = raw_html.hiding
+            raw_html.feed(markup)
+            if was_hiding and not raw_html.hiding:
+                held.clear()
             continue
         if kind == "list_item_open":
             containers.append(LIST_ITEM)
+            if token.info:  # an ordered item: its number as written
+                marker = ordered_marker_text(token.info, token.markup, marker)
         elif kind == "blockquote_open":
             containers.append(QUOTE)
         elif kind in ("list_item_close", "blockquote_close"):
             if containers:
                 containers.pop()
+            if kind == "list_item_close" and marker:
+                alone, marker = marker, ""  # an item with no text of its own: its marker alone
+                emit([Block(LIST_ITEM, 0, alone, quoted=QUOTE in containers)])
         elif kind == "heading_open":
             leaf = (HEADING, int(token.tag[1]))
         elif kind in ("th_open", "td_open"):
             leaf = (TABLE_CELL, 0)
+            table.cell(kind)
+        elif kind == "tr_open":
+            table.row(token.map)
+        elif kind == "tr_close":
+            for cell in table.surplus(quoted):
+                take_inline(Token("inline", "", 0, content=cell), (TABLE_CELL, 0), quoted)
         elif kind == "paragraph_open":
             leaf = (containers[-1] if containers else PARAGRAPH, 0)
         elif kind in ("fence", "code_block"):
             text = token.content.strip("\n").rstrip()
-            if text and not raw_html.hiding:
-                blocks.append(Block(CODE, 0, text, quoted=quoted))
-        elif kind == "inline" and not raw_html.hiding:
-            produced, loose = _inline_blocks(token, leaf, env, quoted)
-            if produced and orphans:
-                produced[0] = _with(produced[0], links=tuple(orphans) + produced[0].links)
-                orphans = []
-            blocks.extend(produced)
-            orphans.extend(loose)
+            if text:
+                emit([Block(CODE, 0, text, quoted=quoted)])
+        elif kind == "inline":
+            take_inline(token, leaf, quoted)
+    if raw_html.hiding:
+        blocks.extend(held)  # never closed: a reader of the answer sees that text
     if orphans and blocks:
         blocks[-1] = _with(blocks[-1], links=blocks[-1].links + tuple(orphans))
     if budget.spent and notes is not None:

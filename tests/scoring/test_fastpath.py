@@ -112,6 +112,12 @@ def test_generated_inline_markup_projects_the_same(markdown: str) -> None:
     # nor joins a quote that holds a table.
     ">\n    > x", "> a\n    > x", "- > a\n  >\n      > b", ">\n\t> x", "> # Title\n>\n    > Body",
     "- |a|b|\n--|--", "> a | b\n> --|--\nlazy", "> a|b\n> -|-\n>     code\nlazy",
+    # Ordered-list markers are text: empty items, nested items, code first, markers after a fallback.
+    "1.\n\n2. x\n3) y", "1. - a\n   - b\n2. 1. inner", "1.\n   code?\n2.", "7. ```\n   fenced\n   ```",
+    "> 1. q\n>\n> 2.", "1. [](/permalink)\n2. after", "1. a\nSetext\n===\n\n3. b",
+    # Cells beyond the header's count are text too.
+    "| Site | |\n| --- | --- |\n| nav | | article text |", "> a | b\n> --|--\n> 1 | 2 | 3 | [l](u)",
+    "a | b\n--|--\n1 | 2 | | | 5 \\| six",
 ])
 def test_constructs_project_the_same(markdown: str) -> None:
     same(markdown)

@@ -275,3 +275,31 @@ def test_sniff_format(content: str, expected: str) -> None:
 def test_projection_never_raises(content: str, content_format: str | None) -> None:
     projection = project(content, content_format)
     assert all(block.text for block in projection.blocks)
+
+
+# --- what a reader sees, whatever the Markdown dialect drops (SPEC §3.2) ------------------------------
+
+
+def test_ordered_list_numbers_are_text() -> None:
+    assert project("Intro.\n\n1. Finland\n\n2. Norway", "markdown").text == "Intro.\n1. Finland\n2. Norway"
+    assert project("11) Italy\n12) Spain", "markdown").text == "11) Italy\n12) Spain"
+    assert project("- bullets\n- stay bare", "markdown").text == "bullets\nstay bare"
+
+
+def test_a_head_line_in_markdown_hides_nothing_after_it() -> None:
+    answer = "A first para\n\n<head>\n\nB text after the head line\n\n</head>\n\n<body>\n\nC"
+    assert project(answer, "markdown").text == "A first para\nB text after the head line\nC"
+
+
+def test_table_cells_beyond_the_header_count_are_kept() -> None:
+    answer = "| Site | |\n| --- | --- |\n| nav | | article text |"
+    assert project(answer, "markdown").text == "Site\nnav\narticle text"
+
+
+def test_a_closed_hiding_element_hides_markdown_but_an_unclosed_one_does_not() -> None:
+    closed = "<details><summary>More</summary>\n\nFolded text\n\n</details>\n\nAfter"
+    assert project(closed, "markdown").text == "More\nAfter"
+    unclosed = "Before\n\n<div hidden>\n\nText a reader of the answer sees"
+    assert project(unclosed, "markdown").text == "Before\nText a reader of the answer sees"
+    script = "Before\n\n<script>\n\nText after an unclosed script line"
+    assert "Text after an unclosed script line" in project(script, "markdown").text
