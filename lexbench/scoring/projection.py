@@ -381,66 +381,51 @@ def project_html(content: str) -> list[Block]:
         return _project_html_flat(content)
     if root is None:
         return []
-    return _walk(root)
+    return _walk(root, invisible=_prune(root))
 
 
 def _walk(
     root: lxml.html.HtmlElement,
     skip: frozenset[str] = frozenset(),
     *,
+    invisible: set[lxml.html.HtmlElement] | frozenset[lxml.html.HtmlElement] = frozenset(),
     builder: _BlockBuilder | None = None,
     finish: bool = True,
 ) -> list[Block]:
-    """Blocks of a parsed tree under the visibility rules; elements named in ``skip`` are left out."""
+    """Blocks of a tree already pruned by :func:`_prune` (the one place the visibility rules live);
+    ``invisible`` is what ``_prune`` returned, elements named in ``skip`` are left out."""
     out = builder or _BlockBuilder()
     # Iterative walk (deep documents must not hit the recursion limit). Items are
-    # (element, entering, emit_tail, parent_shown); a tail is text after the element, owned by its
-    # parent, so it follows the parent's inherited `visibility`.
-    stack: list[tuple[lxml.html.HtmlElement, bool, bool, bool]] = [(root, True, False, True)]
+    # (element, entering, emit_tail); a tail is text after the element, owned by its parent.
+    stack: list[tuple[lxml.html.HtmlElement, bool, bool]] = [(root, True, False)]
     spans: list[_Span] = []
     while stack:
-        el, entering, emit_tail, parent_shown = stack.pop()
+        el, entering, emit_tail = stack.pop()
         tag = el.tag if isinstance(el.tag, str) else None
         if tag is not None:
             tag = tag.lower()
         if not entering:
             _leave(out, el, tag, spans)
-            if emit_tail and parent_shown and el.tail:
+            if emit_tail and el.tail:
                 out.pieces.append(el.tail)
             continue
-        if tag is None or tag in skip or _element_hides(tag, el.attrib):
-            if emit_tail and parent_shown and el.tail:
+        if tag is None or tag in skip:
+            if emit_tail and el.tail:
                 out.pieces.append(el.tail)
             continue
-        style = el.attrib.get("style")
-        own = _style_visibility(style)
-        shown = parent_shown if own is None else own
+        shown = el not in invisible
         if tag == "br":
             if shown:
                 out.pieces.append("\n") if out.in_code() else out.flush()
-            if emit_tail and parent_shown and el.tail:
+            if emit_tail and el.tail:
                 out.pieces.append(el.tail)
             continue
         _enter(out, el, tag, spans, shown)
-        stack.append((el, False, emit_tail, parent_shown))
-        if _style_skips_contents(style):
-            continue
-        if tag == "details" and "open" not in el.attrib:
-            # A closed <details> shows only its first direct <summary> (SPEC §3.2).
-            summary = next((c for c in el if isinstance(c.tag, str) and c.tag.lower() == "summary"), None)
-            if summary is not None:
-                stack.append((summary, True, False, shown))
-            continue
-        if tag == "select" and not _is_listbox(el.attrib):
-            # A drop-down shows only its selected option (else its first one).
-            option = _displayed_option(el)
-            if option is not None:
-                stack.append((option, True, False, shown))
-            continue
-        if el.text and shown:
+        stack.append((el, False, emit_tail))
+        if el.text:
             out.pieces.append(el.text)
         for child in reversed(el):
-            stack.append((child, True, True, shown))
+            stack.append((child, True, True))
     if not finish:
         out.flush()
         return out.blocks
@@ -507,7 +492,7 @@ class VisibleTree:
 
     def blocks(self, skip: frozenset[str] = frozenset()) -> list[Block]:
         """The projection's blocks of this tree; ``skip`` leaves out elements by tag (e.g. :data:`CHROME_TAGS`)."""
-        return _walk(self.root, skip)
+        return _walk(self.root, skip, invisible=self.invisible)
 
     def shown(self, element: lxml.html.HtmlElement) -> bool:
         """False for an element kept only for its visible descendants."""
@@ -1135,8 +1120,7 @@ def _project_fragment(markup: str, builder: _BlockBuilder) -> list[Block]:
         return _project_html_flat(markup)
     if root is None:
         return []
-    blocks = _walk(root, builder=builder, finish=False)
-    return blocks
+    return _walk(root, invisible=_prune(root), builder=builder, finish=False)
 
 
 def _render_ready(token: Token) -> Token:
