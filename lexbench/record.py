@@ -41,6 +41,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from lexbench.errors import RunError
+from lexbench.scoring.evaluate import SCORER_VERSION
 from lexbench.jsonfile import InvalidJson, read_json
 from lexbench.providers.result import Attempt, ResultMetadata
 from lexbench.verdict import ComponentResult, Outcome
@@ -449,7 +450,8 @@ def environment(engines: Mapping[str, Any] | None = None) -> dict[str, Any]:
     and expected version, which preflight enforces), host facts and code state for the manifest."""
     packages = package_versions()
     return {
-        "versions": {"lexbench": packages.get("lexbench"), "python": sys.version.split()[0], "packages": packages,
+        "versions": {"lexbench": packages.get("lexbench"), "scorer": SCORER_VERSION, "python": sys.version.split()[0],
+                     "packages": packages,
                      "engines": dict(sorted((engines or {}).items()))},
         "host": host_facts(),
         "code": code_state(),

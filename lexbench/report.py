@@ -251,6 +251,7 @@ def _run_facts(manifest: dict[str, Any]) -> dict[str, Any]:
         "runtime_policy": configuration.get("runtime_policy"),
         "measure_only": bool(run.get("measure_only")),
         "certified": bool(certification.get("certified")) if run.get("certified_requested") else None,
+        "scorer_version": (manifest.get("versions") or {}).get("scorer"),
     }
 
 
@@ -410,7 +411,8 @@ def run_lines(report: dict[str, Any]) -> list[str]:
         f"dataset sha256 {(suite.get('dataset_sha256') or '?')[:12]}: {counts['cases']} cases × {counts['providers']} "
         f"providers = {counts['items']} items recorded.",
         f"Configuration sha256 {(run.get('configuration_sha256') or '?')[:12]}; mode {run.get('mode') or '?'}; "
-        f"{policy.get('timeout_s', '?')} s per call, retries on failure: {policy.get('retries', '?')}.",
+        f"{policy.get('timeout_s', '?')} s per call, retries on failure: {policy.get('retries', '?')}; "
+        f"scorer version {run.get('scorer_version') or 'not recorded (before version 2)'}.",
     ]
     if run["certified"] is True:
         lines.append("Certified run: frozen provider list, clean recorded configuration, suite bindings verified, every item run.")

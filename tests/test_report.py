@@ -154,3 +154,16 @@ def test_write_reports_bootstraps_once_and_matches_the_renderers(tmp_path, monke
     assert {p.name: p.read_text(encoding="utf-8") for p in paths} == expected
     # One interval per provider and one per pair (a-b, a-c, b-c): the report is built once, not per file.
     assert sorted(calls) == ["paired_difference"] * 3 + ["pass_rate_interval"] * 3
+
+
+def test_the_report_names_the_scorer_version_its_rows_were_scored_with():
+    from lexbench.record import environment
+    from lexbench.scoring.evaluate import SCORER_VERSION
+
+    rows = [row("a", "c1", Outcome.PASS)]
+    manifest = {**MANIFEST, "versions": environment()["versions"]}
+    assert manifest["versions"]["scorer"] == SCORER_VERSION
+    assert f"scorer version {SCORER_VERSION}." in render_markdown(rows, manifest)
+    assert build_report(rows, manifest)["run"]["scorer_version"] == SCORER_VERSION
+    # A run recorded before the version existed says so instead of guessing.
+    assert "scorer version not recorded (before version 2)." in render_markdown(rows, MANIFEST)
