@@ -150,15 +150,55 @@ def complete_html(case: Case, others: Sequence[Case]) -> Variant:
     return _html_page(case, f"<article>\n{_paragraphs(lines)}\n</article>", lines)
 
 
+_OWN_NUMBER = re.compile(r"^(\d{1,9})([.)]) (\S.*)$")
+
+
+def _numbered_runs(lines: Sequence[str]) -> list[tuple[bool, list[str]]]:
+    """``lines`` cut into runs: ``(True, run)`` for consecutive lines that carry their own list numbers
+    *n*, *n* + 1, … with one delimiter (``1. Finland``, ``2. Norway``), ``(False, run)`` for the rest."""
+    runs: list[tuple[bool, list[str]]] = []
+    previous: re.Match[str] | None = None
+    for line in lines:
+        match = _OWN_NUMBER.match(line)
+        follows = (match is not None and previous is not None and runs and runs[-1][0]
+                   and match[2] == previous[2] and int(match[1]) == int(previous[1]) + 1)
+        if follows or (runs and match is None and not runs[-1][0]):
+            runs[-1][1].append(line)
+        else:
+            runs.append((match is not None, [line]))
+        previous = match
+    return runs
+
+
 def numbered_list(case: Case, others: Sequence[Case]) -> Variant:
-    """The reference lines as one Markdown ordered list, ``1. …`` to ``N. …``. The numbers are reader
-    text (SPEC §3.2), so they sit between lines in the normalised answer and cut the one fragment that
-    straddles each line break; where that leaves a region or the ending below 80 %, the SPEC says fail
-    and the case is not applicable. Must pass otherwise."""
-    lines = _lines(case)
-    items = [f"{number}. {escape_markdown(line)}" for number, line in enumerate(lines, start=1)]
-    reader = [f"{number}. {line}" for number, line in enumerate(lines, start=1)]
-    return Variant("\n".join(items) + "\n", "markdown", tuple(reader))
+    """The reference as Markdown ordered lists. A run of reference lines that carry their own list
+    numbers (``1. Finland``, ``2. Norway``; a list in the reference) is written as a list with those
+    numbers; every other run of lines as a list numbered ``1.``/``1)`` onwards. Neighbouring lists use
+    different delimiters (or, failing that, an HTML comment between them), so a renderer restarts the
+    count and shows the numbers written. Numbers are reader text (SPEC §3.2): a reference's own numbers
+    must be found, and added numbers cut the one fragment straddling each line break — where that
+    leaves a region or the ending below 80 %, the SPEC says fail and the case is not applicable. Must
+    pass otherwise."""
+    blocks: list[str] = []
+    reader: list[str] = []
+    last = ""
+    runs = _numbered_runs(_lines(case))
+    for index, (own, run) in enumerate(runs):
+        if own:
+            matches = [_OWN_NUMBER.match(line) for line in run]
+            delimiter = matches[0][2]
+            items = [f"{m[1]}{m[2]} {escape_markdown(m[3])}" for m in matches if m]
+            reader += run
+        else:
+            following = _OWN_NUMBER.match(runs[index + 1][1][0])[2] if index + 1 < len(runs) else ""
+            delimiter = next((d for d in ".)" if d not in (last, following)), ".")
+            items = [f"{number}{delimiter} {escape_markdown(line)}" for number, line in enumerate(run, start=1)]
+            reader += [f"{number}{delimiter} {line}" for number, line in enumerate(run, start=1)]
+        if delimiter == last:
+            blocks.append("<!-- -->")
+        blocks.append("\n".join(items))
+        last = delimiter
+    return Variant("\n\n".join(blocks) + "\n", "markdown", tuple(reader))
 
 
 def gfm_table(case: Case, others: Sequence[Case]) -> Variant:
@@ -497,7 +537,7 @@ def import_sources(corpus: Path) -> tuple[list[Source], list[str]]:
                 continue
             reasons = Counter(why for case in dataset.cases if (why := controllable(case)))
             cases = tuple(case for case in dataset.cases if controllable(case) is None)
-            note = f"{name}: {len(dataset.cases)} cases imported ({len(report.skipped)} pages skipped), {len(cases)} with controls"
+            note = f"{name}: {len(dataset.cases)} cases imported ({len(report.skipped)} page{'' if len(report.skipped) == 1 else 's'} skipped), {len(cases)} with controls"
             if reasons:
                 note += " (" + ", ".join(f"{n} left out: {why}" for why, n in sorted(reasons.items())) + ")"
             notes.append(note)

@@ -112,6 +112,26 @@ def test_list_numbers_are_reader_text_so_short_numbered_lines_can_fail_by_the_sp
     assert spec_outcome(case, lines)[0] is Outcome.PASS
 
 
+def test_a_reference_list_keeps_its_own_numbers_and_a_renderer_shows_the_numbers_written():
+    lines = ["The ranking of the happiest countries this year.", "1. Finland", "2. Norway", "3. Denmark",
+             "More prose follows the list here.", "1) Own numbers again", "7. A lone numbered line"]
+    case = imported_case(lines)
+    variant = numbered_list(case, [case])
+    assert variant.reader_lines[1:4] == ("1. Finland", "2. Norway", "3. Denmark")
+    # markdown-it is the oracle: the number each item renders with (list start + position) and its text.
+    rendered, start, position = [], 1, 0
+    tokens = MarkdownIt("commonmark").parse(variant.content)
+    for token, following in zip(tokens, tokens[1:]):
+        if token.type == "ordered_list_open":
+            start, position = int(token.attrGet("start") or 1), 0
+        elif token.type == "list_item_open":
+            number, delimiter = start + position, token.markup
+            position += 1
+        elif token.type == "inline" and following.type == "paragraph_close":
+            rendered.append(f"{number}{delimiter} {token.content.replace(chr(92), '')}")
+    assert tuple(rendered) == variant.reader_lines
+
+
 def test_every_fail_kind_fails_on_a_synthetic_article_and_the_report_names_wrong_items(monkeypatch):
     cases = tuple(imported_case([f"{line} Story {n}." for line in LINES] + [f"Story {n} ends with its own words."],
                                 position=n) for n in range(1, 5))
@@ -151,7 +171,9 @@ def test_corpus_controls_reach_the_floor_on_every_kind(tmp_path, capsys):
     for s in result.wrong:  # every wrong item is listed with its explanation, to trace the scorer bug
         assert f"{s.case} [{s.kind}]: expected {s.expected.value}, got {s.predicted.value} — " in out
     below = {slug: k.accuracy for slug, k in result.kinds.items() if k.accuracy is None or k.accuracy < CONTROLS_FLOOR}
-    assert not below, f"kinds below {CONTROLS_FLOOR}: {below}\n" + "\n".join(out.splitlines()[-40:])
+    table = out.split("\n\n")[2]  # the accuracy-per-kind table; the wrong items are listed above
+    assert not below, f"kinds below {CONTROLS_FLOOR}: {below}\n{table}\n" + "\n".join(
+        line for line in out.splitlines() if line.startswith("- ") and "[" in line)
     assert code == 0 and result.passed and "gate: PASS" in out
 
 
