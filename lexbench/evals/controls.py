@@ -36,6 +36,7 @@ from lexbench.dataset.case import FRAGMENT_CHARS, Case, ReviewStatus
 from lexbench.dataset.segment import normalise
 from lexbench.errors import CorpusImportError, LexbenchError
 from lexbench.providers.result import ContentFormat, ProviderResult, ResultMetadata
+from lexbench.scoring import evaluate_response
 from lexbench.verdict import Outcome
 
 CONTROLS_FLOOR = 0.98
@@ -247,7 +248,8 @@ def ending_removed(case: Case, others: Sequence[Case]) -> Variant:
 def another_article(case: Case, others: Sequence[Case]) -> Variant:
     """Plain text: the reference of another case of the same source (the one half the source further
     on, cyclically). Must fail when that text covers some region or the ending below 80 %."""
-    other = others[(others.index(case) + len(others) // 2) % len(others)]
+    position = next(index for index, candidate in enumerate(others) if candidate is case)
+    other = others[(position + len(others) // 2) % len(others)]
     return _text_answer(_lines(other) if other is not case else [""])
 
 
@@ -410,8 +412,6 @@ class ControlsResult(BaseModel):
 def score_controls(sources: Sequence[Source]) -> tuple[list[ControlScore], list[NotApplicable]]:
     """Make every kind's answer for every case and score the applicable ones with
     :func:`~lexbench.scoring.evaluate_response`. Pure; deterministic order (source, case, kind)."""
-    from lexbench.scoring import evaluate_response
-
     scores: list[ControlScore] = []
     skipped: list[NotApplicable] = []
     for source in sources:
