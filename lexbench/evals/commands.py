@@ -26,9 +26,30 @@ def _check_gold(args: argparse.Namespace) -> int:
     return 0
 
 
+def _run_controls(args: argparse.Namespace) -> int:
+    from lexbench.evals.controls import controls_json, render_controls, run_controls
+
+    if args.gold or args.overall_floor is not None or args.class_floor is not None or args.change_floors:
+        print("lexbench run-evals: error: --corpus scores the corpus controls against their own floor; "
+              "--gold and the floor options belong to the gold set run (without --corpus)", file=sys.stderr)
+        return 2
+    result = run_controls(Path(args.corpus))
+    for line in render_controls(result):
+        print(line)
+    if args.output:
+        output = Path(args.output)
+        output.parent.mkdir(parents=True, exist_ok=True)
+        output.write_text(controls_json(result), encoding="utf-8")
+        print(f"run-evals: wrote {output}")
+    return 0 if result.passed else 1
+
+
 def _run_evals(args: argparse.Namespace) -> int:
     from lexbench.evals.accuracy import GATE_FLOORS, Floors, evals_json, render_evals, run_evals
     from lexbench.evals.gold import GOLD_ROOT, load_gold
+
+    if args.corpus:
+        return _run_controls(args)
 
     if (args.overall_floor is not None or args.class_floor is not None) and not args.change_floors:
         print("lexbench run-evals: error: --overall-floor/--class-floor change the committed gate "
@@ -79,7 +100,9 @@ def add_verbs(verbs: argparse._SubParsersAction) -> None:
 
     p = verbs.add_parser("run-evals", help="score the gold set with evaluate_response; 3-class accuracy and its gate")
     p.add_argument("--gold", default=None, help="the gold set directory (default: the repository's cases/gold)")
-    p.add_argument("--output", default=None, help="write the result as JSON (input for lexbench compare)")
+    p.add_argument("--output", default=None, help="write the result as JSON (the gold set's is input for lexbench compare)")
+    p.add_argument("--corpus", default=None, help="instead of the gold set: controls derived from every importable "
+                   "reference of this corpus (e.g. ../shared/corpus), accuracy per variant kind, floor 0.98")
     p.add_argument("--overall-floor", type=float, default=None, help="another overall accuracy floor (needs --change-floors)")
     p.add_argument("--class-floor", type=float, default=None, help="another per-class accuracy floor (needs --change-floors)")
     p.add_argument("--change-floors", action="store_true", help="accept floors other than the committed gate (0.90 / 0.85)")
