@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+import warnings
 
 import pytest
 from factories import PARAGRAPHS, answer, html_page, make_case, markdown_page, text_page
@@ -150,3 +151,17 @@ def test_fold_is_idempotent_and_keeps_other_characters() -> None:
     assert fold_typography(once) == once
     assert once == "Fähre - \"Brücke\" 'statt' ... 東京 タワー ﬁ"
     assert unicodedata.normalize("NFKC", once) == unicodedata.normalize("NFKC", fold_typography(once))
+
+
+@given(st.text(alphabet="ab-–—’…[]^()|?*+{}2,\\.:u", max_size=14))
+def test_a_pattern_that_compiles_still_compiles_folded(pattern: str) -> None:
+    import regex
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)  # re's notes on possible set syntax, not errors
+        try:
+            re.compile(pattern)
+        except re.error:
+            return  # rules refuse it at load time (case.py), so the scorer never sees it
+        re.compile(fold_pattern(pattern))
+        regex.compile(fold_pattern(pattern))  # the engine the scorer searches with
