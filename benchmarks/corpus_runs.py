@@ -57,7 +57,7 @@ def _rows(run_dirs: list[Path]) -> list[dict]:
 
 
 def scaling_figure(runs: CorpusRuns, rounds: int) -> Figure:
-    """Figure 3a (also leaves the ``-n 0`` run directories for figures 1b and 4)."""
+    """Figure 3a (also leaves the ``-n 0`` run directories for figures 1b, 1d and 4)."""
     serial_dirs: list[list[Path]] = []
 
     def serial() -> float:
@@ -76,7 +76,7 @@ def scaling_figure(runs: CorpusRuns, rounds: int) -> Figure:
 
     serial_times, parallel_times = paired_rounds(rounds, serial, parallel)
     for path in [*parallel_dirs, *(d for dirs in serial_dirs[:-1] for d in dirs)]:
-        shutil.rmtree(path, ignore_errors=True)  # only the last -n 0 runs are read again (figures 1b, 4)
+        shutil.rmtree(path, ignore_errors=True)  # only the last -n 0 runs are read again (figures 1b, 1d, 4)
     runs.serial_runs = serial_dirs[-1]
     items = len(_rows(serial_dirs[-1]))
     speedup = median(ratios(serial_times, parallel_times))

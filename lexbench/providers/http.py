@@ -56,6 +56,8 @@ _REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 _INFLATE_STEP = 1 << 20
 _SUPPORTED_CODINGS = {"gzip": "gzip", "x-gzip": "gzip", "deflate": "deflate"}
 _META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.IGNORECASE)
+# An XML declaration (XHTML pages): `<?xml version="1.0" encoding="ISO-8859-1"?>`, first in the body.
+_XML_ENCODING = re.compile(rb"""\s*<\?xml\s[^>]*?\bencoding\s*=\s*["']([A-Za-z0-9_.:-]+)["']""")
 
 # httpx and httpcore log each request line, full URL included, at INFO/DEBUG; a URL may carry an API key.
 for _name in ("httpx", "httpcore"):
@@ -96,7 +98,8 @@ class HttpResponse:
         return self.headers.get(name)
 
     def text(self) -> str:
-        """The body as text: charset from the header, a BOM, or a ``<meta charset>``; else UTF-8.
+        """The body as text: charset from the header, a BOM, an XML declaration's ``encoding`` or a
+        ``<meta charset>``; else UTF-8.
 
         Undecodable bytes become U+FFFD (as browsers do); an unknown charset falls back to UTF-8.
         """
@@ -115,7 +118,7 @@ def decode_text(body: bytes, content_type: str | None) -> str:
                 charset = name
                 break
     if charset is None:
-        match = _META_CHARSET.search(body[:4096])
+        match = _XML_ENCODING.match(body, 0, 1024) or _META_CHARSET.search(body[:4096])
         charset = match.group(1).decode("ascii") if match else "utf-8"
     try:
         return body.decode(charset, errors="replace")

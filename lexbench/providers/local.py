@@ -14,6 +14,7 @@ what is left of the same deadline. :func:`extract` is the pure part, run inside 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
@@ -34,13 +35,15 @@ _SNIFFED_TYPES = frozenset({"text/plain", "application/octet-stream", "binary/oc
 
 def is_html_document(response: HttpResponse) -> bool:
     """True when ``response`` is an HTML page: an HTML media type, or no/generic type and bytes that
-    open like HTML (after whitespace and a BOM)."""
+    open like HTML (after whitespace, a BOM and an XML declaration)."""
     media = response.content_type
     if media in _HTML_TYPES:
         return True
     if media is not None and media not in _SNIFFED_TYPES:
         return False
     head = response.body[:1024].lstrip(b"\xef\xbb\xbf \t\r\n").lower()
+    if head.startswith(b"<?xml"):  # XHTML: look past the XML declaration
+        head = head.partition(b"?>")[2].lstrip(b" \t\r\n")
     return head.startswith((b"<!doctype html", b"<html", b"<head", b"<body", b"<!--"))
 
 
@@ -222,8 +225,16 @@ EXTRACTORS: dict[str, Callable[[str, str, Mapping[str, Any]], tuple[str, str | N
 
 
 def extract(extractor: str, html: str, url: str, options: Mapping[str, Any]) -> tuple[str, str | None]:
-    """Run one extractor on ``html``; raises ``KeyError`` for an unknown extractor name."""
-    return EXTRACTORS[extractor](html, url, options)
+    """Run one extractor on the decoded page ``html``; raises ``KeyError`` for an unknown extractor name.
+
+    A leading XML declaration (an XHTML page's ``<?xml version="1.0" encoding="UTF-8"?>``) is removed
+    first: lxml refuses a ``str`` that declares an encoding, and the page is already decoded (by
+    :func:`~lexbench.providers.http.decode_text`, which honours that declaration), so it says nothing
+    more. Every extractor gets the same page."""
+    return EXTRACTORS[extractor](_XML_DECLARATION.sub("", html, count=1), url, options)
+
+
+_XML_DECLARATION = re.compile(r"\A\ufeff?\s*<\?xml\s[^>]*\?>")
 
 
 def warm_up() -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 import warnings
 from fractions import Fraction
+from functools import lru_cache
 
 import regex
 
@@ -20,7 +21,7 @@ from lexbench.dataset.case import COVERAGE_THRESHOLD, Case, Region, TitleBasis
 from lexbench.providers.result import ProviderResult
 from lexbench.scoring.anchors import check_anchors
 from lexbench.scoring.coverage import NeedleResult, measure
-from lexbench.scoring.normalise import fragments, label_normalise, normalise
+from lexbench.scoring.normalise import fold_pattern, fold_typography, fragments, label_normalise, normalise
 from lexbench.scoring.projection import CODE, Projection, iter_lines
 from lexbench.scoring.records import MAX_DETAIL_RECORDS, RecordCount, count_comments, count_posts
 from lexbench.scoring.view import AnswerView
@@ -294,10 +295,10 @@ def _stable_groups_component(case: Case, found: dict[str, NeedleResult]) -> Comp
 def _page_identity_component(case: Case, projection: Projection) -> ComponentResult:
     if not case.page_identity:
         return ComponentResult(name=Component.PAGE_IDENTITY, passed=None, evidence="not scored: no page identity patterns")
-    collapsed = collapse_whitespace(projection.text)
+    collapsed = collapse_whitespace(fold_typography(projection.text))  # folded once for every pattern
     details: list[dict[str, object]] = []
     for pattern in case.page_identity:
-        matched = identity_matches(pattern, collapsed)
+        matched = _search_identity(_folded_pattern(pattern), collapsed)
         details.append({"pattern": pattern, "matched": bool(matched)} | ({"timed_out": True} if matched is None else {}))
     unmatched = [d["pattern"] for d in details if not d["matched"]]
     timed_out = [d["pattern"] for d in details if d.get("timed_out")]
@@ -334,8 +335,23 @@ def collapse_whitespace(text: str) -> str:
 
 def identity_matches(pattern: str, text: str, timeout_s: float = PAGE_IDENTITY_TIMEOUT_S) -> bool | None:
     """Whether the page-identity ``pattern`` occurs in ``text`` (``re`` syntax, searched with the
-    ``regex`` engine, which can stop a search): ``None`` when the search gave up after ``timeout_s``."""
-    if not _REGEX_SYNTAX.search(pattern):
+    ``regex`` engine, which can stop a search): ``None`` when the search gave up after ``timeout_s``.
+    Both sides are typographically folded first (SPEC §3.2: :func:`fold_typography` on the text,
+    :func:`fold_pattern` on the pattern's literals), so ``d’Urle`` matches ``d'Urle``."""
+    return _search_identity(_folded_pattern(pattern), fold_typography(text), timeout_s)
+
+
+@lru_cache(maxsize=1024)
+def _folded_pattern(pattern: str) -> tuple[str, bool]:
+    """The folded pattern and whether it is a plain literal (no regex syntax in the pattern)."""
+    if _REGEX_SYNTAX.search(pattern):
+        return fold_pattern(pattern), False
+    return fold_typography(pattern), True
+
+
+def _search_identity(folded: tuple[str, bool], text: str, timeout_s: float = PAGE_IDENTITY_TIMEOUT_S) -> bool | None:
+    pattern, literal = folded
+    if literal:
         return pattern in text  # a literal: same answer, without the timed engine's per-call cost
     try:
         with warnings.catch_warnings():

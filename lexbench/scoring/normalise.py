@@ -6,13 +6,19 @@ Two normal forms exist:
   letters and digits. Whitespace, punctuation and Markdown decoration all vanish, so line wrapping
   and formatting never change a match.
 - :func:`label_normalise` — for comparing short labels (titles, authors): words and their spacing
-  survive, only width, case, whitespace runs and emphasis decoration are folded.
+  survive, only width, case, whitespace runs, emphasis decoration and typographic variants
+  (:data:`TYPOGRAPHIC_FOLDS`) are folded.
+
+Page-identity patterns are matched against the answer after the same typographic fold, with the
+pattern's literal characters folded alike (:func:`fold_pattern`).
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Mapping
+from types import MappingProxyType
 
 from lexbench.dataset.case import FRAGMENT_CHARS
 
@@ -24,6 +30,45 @@ _ASCII_NOT_ALNUM = bytes(b for b in range(128) if not chr(b).isalnum())
 # Markers inside a word (snake_case, a*b) are kept: they are part of the word, not decoration.
 _DECORATION = re.compile(r"(?<!\w)[*_~`]+|[*_~`]+(?!\w)")
 _WHITESPACE = re.compile(r"\s+")
+
+
+TYPOGRAPHIC_FOLDS: Mapping[str, str] = MappingProxyType(
+    {
+        # Single quotes, apostrophes and primes → '
+        **dict.fromkeys("‘’‚‛′‹›＇", "'"),
+        # Double quotes, guillemets and double primes → "
+        **dict.fromkeys("“”„‟″«»＂", '"'),
+        "‴": "'''",  # triple and quadruple primes, as NFKC spells them
+        "⁗": "''''",
+        # Hyphens, dashes and minus signs → - (with the forms NFKC turns into them: label
+        # normalisation folds before NFKC, so that ″ reads as " and not as two primes)
+        **dict.fromkeys("‐‑‒–—―−﹘﹣－︱︲⁻₋", "-"),
+        # Non-breaking and other fixed-width spaces → a space
+        **dict.fromkeys("\u00a0\u2007\u202f\u205f\u3000" + "".join(map(chr, range(0x2000, 0x200B))), " "),
+        # The ellipsis character → three dots
+        "…": "...",
+    }
+)
+"""The typographic fold (SPEC §3.2): character → what it is read as, for label normalisation and for
+page-identity matching. A provider may rewrite any of these (smart quotes made straight, an en dash
+written as a hyphen, a non-breaking space as a space, "…" as "..."), and none of them changes what a
+reader takes the words to be. Besides the table, a run of hyphens folds to one (after the table, so
+"--" and "---", the ASCII spellings of "–" and "—", fold like the dashes themselves). Both sides of
+every comparison are folded with :func:`fold_typography`; a page-identity pattern with
+:func:`fold_pattern`."""
+
+# A regex finding the table's characters: on a long non-ASCII answer holding few of them, ``re.sub``
+# scans far faster than ``str.translate`` (which looks up every character).
+_FOLDABLE = re.compile("[" + "".join(map(re.escape, TYPOGRAPHIC_FOLDS)) + "]")
+_HYPHEN_RUN = re.compile(r"-{2,}")
+
+
+def fold_typography(text: str) -> str:
+    """Return ``text`` with every :data:`TYPOGRAPHIC_FOLDS` character replaced and every run of
+    hyphens made one hyphen. Idempotent; linear in ``len(text)``; never raises for any ``str``."""
+    if not text.isascii():
+        text = _FOLDABLE.sub(lambda found: TYPOGRAPHIC_FOLDS[found.group()], text)
+    return _HYPHEN_RUN.sub("-", text) if "--" in text else text
 
 
 _PIECE = 1 << 20  # characters normalised at a time: NFKC, casefold and the filter each copy their input
@@ -63,10 +108,12 @@ def _normalise(text: str) -> str:
 
 
 def label_normalise(text: str) -> str:
-    """Return ``text`` in label normal form (SPEC §3.2): NFKC width folding, emphasis decoration
-    (``*``, ``_``, ``~`` and backticks at word edges) removed, whitespace collapsed to single spaces,
-    stripped, casefolded. ``"**Ｔｈｅ  Title**"`` → ``"the title"``."""
-    folded = unicodedata.normalize("NFKC", text)
+    """Return ``text`` in label normal form (SPEC §3.2): the typographic fold
+    (:func:`fold_typography`), NFKC width folding, emphasis decoration (``*``, ``_``, ``~`` and
+    backticks at word edges) removed, whitespace collapsed to single spaces, stripped, casefolded.
+    ``"**Ｔｈｅ  Title**"`` → ``"the title"``; ``"It’s on – now"`` → ``"it's on - now"``. The fold
+    comes first, so ``″`` reads as ``"`` rather than NFKC's two primes."""
+    folded = unicodedata.normalize("NFKC", fold_typography(text))
     folded = _DECORATION.sub("", folded)
     return _WHITESPACE.sub(" ", folded).strip().casefold()
 
@@ -78,3 +125,98 @@ def fragments(text: str) -> list[str]:
 
 
 _FRAGMENT = re.compile(f".{{{FRAGMENT_CHARS}}}", re.S)
+
+
+def fold_pattern(pattern: str) -> str:
+    """Return the page-identity ``pattern`` (``re`` syntax) with its literal characters folded as
+    :func:`fold_typography` folds the text it searches (SPEC §2, §3.2), so ``Font d’Urle`` matches
+    ``Font d'Urle`` and ``1914–1918`` matches ``1914-1918``.
+
+    Only literals change: characters written as themselves or escaped (``\\’``, ``\\u2019``,
+    ``\\N{EN DASH}``). Syntax is kept as written, a multi-character fold (``…``) becomes a group so a
+    quantifier still applies to all of it, and a character class that names a folded character also
+    accepts what it folds to (``[‘’]`` → ``['‘’]``). A hyphen literal next to another folds into it,
+    as hyphen runs do in the text; a quantified hyphen (``-+``, ``–{2}``, ``-?``) matches the one
+    hyphen of a folded run, or none when the quantifier allows zero. An invalid pattern stays
+    invalid: the engine reports it as before.
+    """
+    out: list[str] = []
+    hyphen_before = False  # the last item emitted requires a hyphen: a following one folds into it
+    index = 0
+    while index < len(pattern):
+        char = pattern[index]
+        if char == "[":
+            end, piece = _fold_class(pattern, index)
+            out.append(piece)
+            index, hyphen_before = end, False
+            continue
+        literal, end = _escaped_literal(pattern, index) if char == "\\" else (char, index + 1)
+        folded = TYPOGRAPHIC_FOLDS.get(literal, literal) if literal is not None else None
+        if folded == "-":
+            quantifier = _QUANTIFIER.match(pattern, end)
+            optional = quantifier is not None and _allows_zero(quantifier.group())
+            if not hyphen_before:
+                written = pattern[index:end] if literal == "-" and quantifier is None else "-"
+                out.append("-?" if optional else written)
+                hyphen_before = not optional
+            index = quantifier.end() if quantifier else end
+            continue
+        if folded is None or folded == literal:
+            out.append(pattern[index:end])  # syntax, or a literal the fold leaves alone: as written
+        else:
+            out.append(re.escape(folded) if len(folded) == 1 else f"(?:{re.escape(folded)})")
+        index, hyphen_before = end, False
+    return "".join(out)
+
+
+_QUANTIFIER = re.compile(r"(?:[*+?]|\{\d*(?:,\d*)?\})[?+]?")
+_ESCAPED_CODE = re.compile(r"\\(?:x([0-9a-fA-F]{2})|u([0-9a-fA-F]{4})|U([0-9a-fA-F]{8})|N\{([^}]*)\})")
+
+
+def _allows_zero(quantifier: str) -> bool:
+    return quantifier[0] in "*?" or quantifier.startswith(("{0", "{,"))
+
+
+def _escaped_literal(pattern: str, index: int) -> tuple[str | None, int]:
+    """The character an escape at ``pattern[index]`` (a backslash) stands for and the index after
+    it; ``None`` for an escape that is syntax (``\\d``, ``\\b``, a backreference, ...)."""
+    coded = _ESCAPED_CODE.match(pattern, index)
+    if coded:
+        hex_digits = coded.group(1) or coded.group(2) or coded.group(3)
+        try:
+            return (chr(int(hex_digits, 16)) if hex_digits else unicodedata.lookup(coded.group(4))), coded.end()
+        except (ValueError, KeyError):
+            return None, coded.end()  # not a character: left for the engine to reject
+    if index + 1 >= len(pattern):
+        return None, index + 1
+    escaped = pattern[index + 1]
+    return (None if escaped.isalnum() else escaped), index + 2
+
+
+def _fold_class(pattern: str, start: int) -> tuple[int, str]:
+    """The character class opening at ``pattern[start]``: the index after it, and the class with
+    the folds of the characters it names added at its front (after any ``^``, so a negated class
+    also refuses them). A class naming no folded character, or an unterminated one, is kept as written."""
+    index = start + 1
+    negated = pattern.startswith("^", index)
+    index += negated
+    body_start = index
+    if pattern.startswith("]", index):
+        index += 1  # a "]" first in a class is a literal
+    extra: dict[str, None] = {}
+    while index < len(pattern) and pattern[index] != "]":
+        if pattern[index] == "\\":
+            literal, index = _escaped_literal(pattern, index)
+        else:
+            literal, index = pattern[index], index + 1
+        folded = TYPOGRAPHIC_FOLDS.get(literal) if literal is not None else None
+        if folded:
+            extra[folded[0]] = None  # one position of the class: "…" folds to "...", so "."
+    if index >= len(pattern) or not extra:
+        end = min(index + 1, len(pattern))
+        return end, pattern[start:end]
+    body = pattern[body_start:index]
+    if body.startswith("]"):
+        body = "\\" + body  # no longer first: escape it so it stays a literal
+    added = "".join(re.escape(char) if char != " " else " " for char in extra)
+    return index + 1, "[" + ("^" if negated else "") + added + body + "]"

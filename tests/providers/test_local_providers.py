@@ -138,3 +138,65 @@ def test_extractor_answer_past_the_output_ceiling_is_too_large():
         worker.extract("http-markdownify", "<p>" + "x" * 5_000 + "</p>", "http://example.com/", {}, Deadline.after(30))
     worker.stop()
     assert caught.value.error_type is ErrorType.TOO_LARGE
+
+
+XHTML_HEAD = ('<?xml version="1.0" encoding="{encoding}"?>\n'
+              '<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0 Strict//EN" '
+              '"http://www.w3.org/TR/xhtml1/DTD/xhtml1-strict.dtd">\n'
+              '<html xmlns="http://www.w3.org/1999/xhtml" lang="en"><head>')
+CAFE = "<p>Le café du port reste ouvert, naïf et fier, jusqu’à minuit.</p>"
+
+
+@pytest.fixture(scope="module")
+def xhtml_served(served):
+    """The first case's page as served HTML (with one accented paragraph) and as XHTML pages that
+    declare their encoding only in an XML declaration (UTF-8, ISO-8859-1), served without a charset."""
+    suite, _ = served
+    case = suite.cases[0]
+    html = suite.captures[case.id].decode("utf-8").replace("</article>", CAFE.replace("’", "'") + "</article>")
+    opening = '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
+    assert html.startswith(opening)
+    pages = {"html": (html.encode("utf-8"), "text/html; charset=utf-8")}
+    for encoding in ("UTF-8", "ISO-8859-1"):
+        xhtml = XHTML_HEAD.format(encoding=encoding) + html.removeprefix(opening)
+        pages[encoding] = (xhtml.encode(encoding), "application/xhtml+xml")
+    with ReplayServer(pages) as server:
+        yield case, server
+
+
+@pytest.mark.parametrize("encoding", ["UTF-8", "ISO-8859-1"])
+@pytest.mark.parametrize("name", ["http-markdownify", "trafilatura", "readability"])
+def test_xhtml_page_with_an_xml_declaration_gives_the_same_answer_as_html(xhtml_served, name, encoding):
+    from lexbench.scoring import evaluate_response
+    from lexbench.verdict import Component, Outcome
+
+    case, server = xhtml_served
+    provider = build_provider(name, guard=replay_guard(server))
+    try:
+        html = call_provider(provider, case, server.url_for("html"), RuntimePolicy(timeout_s=30))
+        xhtml = call_provider(provider, case, server.url_for(encoding), RuntimePolicy(timeout_s=30))
+    finally:
+        provider.close()
+    assert xhtml.success, xhtml.error_message
+    assert "four tidal turbines" in xhtml.content and "Le café du port" in xhtml.content  # decoded as declared
+    assert xhtml.content == html.content
+    verdict = evaluate_response(case, xhtml)
+    assert verdict.explanation == evaluate_response(case, html).explanation
+    body = [verdict.component(c).passed for c in (Component.TITLE, Component.REGIONS, Component.ENDING)]
+    assert body == [True, True, True], verdict.explanation  # the article is all there
+    if name == "http-markdownify":  # the whole page, site chrome included: every contract met
+        assert verdict.outcome is Outcome.PASS, verdict.explanation
+
+
+def test_xhtml_page_is_sniffed_as_html_past_its_xml_declaration():
+    import httpx
+
+    from lexbench.providers.http import HttpResponse, decode_text
+    from lexbench.providers.local import is_html_document
+
+    body = XHTML_HEAD.format(encoding="ISO-8859-1").encode() + "<body><p>café</p></body></html>".encode("latin-1")
+    assert "café" in decode_text(body, None)
+    assert "café" in decode_text(body, "text/html; charset=iso-8859-1")  # the header still wins
+    assert is_html_document(HttpResponse(status=200, url="http://x/", headers=httpx.Headers({"content-type": "text/plain"}), body=body))
+    assert not is_html_document(HttpResponse(status=200, url="http://x/", headers=httpx.Headers({"content-type": "text/plain"}),
+                                             body=b'<?xml version="1.0"?><feed><title>t</title></feed>'))
