@@ -114,6 +114,8 @@ class BrightData(FakeService):
             # the usage limit's code is documented, the status it comes with is not
             "usage-limit": lambda r: Reply(403, "usage limit reached", "text/plain", {
                 "x-brd-error": "Account usage limit reached", "x-brd-error-code": "client_10100"}),
+            "err-msg": lambda r: Reply(200, b"", "text/plain", {  # serp/base.py:305-308 reads x-brd-err-msg
+                "x-brd-err-msg": "Target site did not answer", "x-brd-err-code": "target_40001"}),
             "reject-block": lambda r: Reply(502, "", "text/plain", {
                 "x-brd-error": "reject_block: the target blocked every attempt", "x-brd-err-code": "reject_block"}),
         }
@@ -143,38 +145,6 @@ class BrightData(FakeService):
         return self._page(request, "", 200)
 
 
-class BrowserUse(FakeService):
-    type_name, path = "browser-use-fetch", "/api/v2/fetch"
-
-    def credential(self, request):
-        return request.headers.get("x-browser-use-api-key")
-
-    def base_url(self, server):
-        return server.url("/api/v2")
-
-    def _page(self, request, page, status):
-        url = self.target(request)
-        return Reply(200, {"id": "bu-req-1", "url": url, "title": "Fetched", "markdown": page, "statusCode": status})
-
-    def success(self, request, page):
-        return self._page(request, page, 200)
-
-    def target_404(self, request):
-        return self._page(request, NOT_FOUND_MD, 404)
-
-    def service_error(self, request):
-        return Reply(500, {"detail": "browser session crashed"})
-
-    def auth(self, key):
-        return Reply(401, {"detail": f"Invalid API key {key}"})
-
-    def limit(self, request):
-        return Reply(429, {"detail": "Too many concurrent sessions"})
-
-    def empty(self, request):
-        return self._page(request, "", 200)
-
-
 class Browserbase(FakeService):
     type_name, path = "browserbase-fetch", "/v1/fetch"
 
@@ -187,7 +157,8 @@ class Browserbase(FakeService):
                            "content": content, "contentType": "text/markdown", "encoding": encoding})
 
     def success(self, request, page):
-        return self._page(page, 200, "base64" if self.target(request).endswith("/base64") else "utf-8")
+        last = self.target(request).rsplit("/", 1)[-1]
+        return self._page(page, 200, last if last in ("base64", "UTF-8", "iso-8859-1") else "utf-8")
 
     def target_404(self, request):
         return self._page(NOT_FOUND_MD, 404)
@@ -295,8 +266,28 @@ class Firecrawl(FakeService):
     type_name, path = "firecrawl", "/v2/scrape"
 
     def __init__(self) -> None:
-        self.extra_scenarios = {"scrape-timeout": lambda r: Reply(408, {
-            "success": False, "code": "SCRAPE_TIMEOUT", "error": "the scrape timed out"})}
+        self.resumed: dict[str, int] = {}
+        self.extra_scenarios = {
+            "scrape-timeout": lambda r: Reply(408, {"success": False, "code": "SCRAPE_TIMEOUT", "error": "the scrape timed out"}),
+            # the metadata types firecrawl-py accepts (types.py:178-251; its fixture has "statusCode": "200")
+            "client-types": lambda r: self._data(r, "# Fetched\n\nList-typed metadata.", "200", title=["Fetched"],
+                                                 url=[r.json["url"] + "?final"], sourceURL=[r.json["url"]],
+                                                 scrapeId=["fc-scrape-2"], creditsUsed="1"),
+            "client-error-list": lambda r: self._data(r, "", ["404"], error=["Not Found", "gone"]),
+            "not-supported": lambda r: Reply(403, {"success": False, "error": "This website is no longer supported"}),
+            "terms-required": lambda r: Reply(403, {"success": False, "code": "THIRD_PARTY_DATA_TERMS_REQUIRED",
+                                                    "error": "accept the data terms first"}),
+            "processing-continues": self._processing_continues,
+        }
+
+    def _processing_continues(self, request):
+        """408 ``processing_continues`` (auto_resume.py) on the first ask, the finished page on the next."""
+        url = request.json["url"]
+        self.resumed[url] = self.resumed.get(url, 0) + 1
+        if self.resumed[url] == 1:
+            return Reply(408, {"success": False, "code": "SCRAPE_TIMEOUT", "error": "still processing",
+                               "details": {"state": "processing_continues", "retryAfterSeconds": 0}})
+        return self._data(request, "# Fetched\n\nThe finished document.", 200)
 
     def _data(self, request, markdown, status, **extra):
         url = self.target(request)
@@ -354,9 +345,8 @@ class Exa(FakeService):
     def limit(self, request):
         return Reply(429, {"requestId": "exa-req-3", "error": "rate limit exceeded", "tag": "RATE_LIMIT_EXCEEDED"})
 
-    def empty(self, request):
-        url = self.target(request)
-        return self._answer(request, [{"id": url, "url": url, "title": "", "text": ""}], {"status": "success"})
+    def empty(self, request):  # filterEmptyResults (the default) drops the empty page, the status stays success
+        return self._answer(request, [], {"status": "success"})
 
 
 class Tavily(FakeService):
@@ -370,7 +360,7 @@ class Tavily(FakeService):
                            "usage": {"credits": 2}, "request_id": "tav-req-1"})
 
     def success(self, request, page):
-        return self._answer([{"url": self.target(request), "raw_content": page}], [])
+        return self._answer([{"url": self.target(request), "title": "Fetched", "raw_content": page}], [])
 
     def target_404(self, request):  # the target's status is not reported
         return self._answer([], [{"url": self.target(request), "error": "Failed to fetch url"}])
@@ -418,13 +408,15 @@ class Cloudflare(FakeService):
 
 
 class Spider(FakeService):
-    type_name, path = "spider", "/scrape"
+    type_name, path = "spider", "/crawl"
 
     def _page(self, request, content, status, error=None, cost=0.0003):
         url = self.target(request)
-        return Reply(200, [{"url": url, "status": status, "content": content, "error": error,
-                            "costs": {"total_cost": cost}, "duration_elasped_ms": 850,
-                            "metadata": {"title": "Fetched", "final_url": url + "#final"}}])
+        page = {"url": url, "status": status, "content": content, "error": error, "costs": {"total_cost": cost},
+                "duration_elasped_ms": 850}
+        if request.json.get("metadata") is True:  # metadata comes back only when asked (spider_types.py:324)
+            page["metadata"] = {"title": "Fetched", "final_url": url + "#final"}
+        return Reply(200, [page])
 
     def success(self, request, page):
         return self._page(request, page, 200)
@@ -447,9 +439,6 @@ class Spider(FakeService):
 
 class ScrapingBee(FakeService):
     type_name, path, method = "scrapingbee", "/api/v1/", "GET"
-
-    def credential(self, request):
-        return request.query.get("api_key")
 
     def target(self, request):
         return request.query.get("url")
@@ -521,7 +510,7 @@ class Zyte(FakeService):
 
 
 FAKES: dict[str, FakeService] = {fake.type_name: fake for fake in (
-    BrightData(), BrowserUse(), Browserbase(), DeepSeek(), Crawl4aiCloud(), Jina(), Firecrawl(), Exa(), Tavily(),
+    BrightData(), Browserbase(), DeepSeek(), Crawl4aiCloud(), Jina(), Firecrawl(), Exa(), Tavily(),
     Cloudflare(), Spider(), ScrapingBee(), Zyte())}
 """Every fake by the provider type it imitates."""
 
