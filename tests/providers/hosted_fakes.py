@@ -12,6 +12,12 @@ segment:
     empty          the success shape with empty content
     slow           the success answer, sent after :data:`SLOW_S` seconds
 
+With ``fetch`` the fake behaves like the real service on frozen pages (issue 21): it fetches the URL it
+is given itself (user agent ``<type>-fetcher/1.0``) and converts the page as the service would (HTML for
+Zyte, Markdown by the ``http-markdownify`` conversion otherwise); a target that answers non-2xx is the
+service's target-404 answer, one it cannot reach its service error. ``fetch="refuse"`` never fetches and
+answers the service error (a service whose fetcher cannot reach the host).
+
 A request on another route gets 404 ``no such route``; a request without the credential gets the
 service's 401. Every request is recorded in ``server.requests`` (method, path, query, headers, json,
 target, key). With ``echo_key`` every page and error body repeats the credential (raw, base64 and
@@ -22,6 +28,8 @@ from __future__ import annotations
 
 import base64
 import json
+import urllib.error
+import urllib.request
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
@@ -521,8 +529,28 @@ def default_page(url: str, page_format: str) -> str:
     return f"# Fetched\n\nThe page at {url}."
 
 
-def fake_service(fake: FakeService, pages: Mapping[str, str] | None = None,
-                 echo_key: bool = False) -> Callable[[BaseHTTPRequestHandler, LoopbackServer], None]:
+def fetch_and_convert(fake: FakeService, request: Request, fetch: str) -> Reply:
+    """What a real service does with a URL: fetch it, convert it, answer in its own shape."""
+    url = request.target or ""
+    if fetch == "refuse":
+        return fake.service_error(request)
+    agent = {"User-Agent": f"{fake.type_name}-fetcher/1.0"}
+    try:
+        with urllib.request.urlopen(urllib.request.Request(url, headers=agent), timeout=10) as answer:
+            html = answer.read().decode(answer.headers.get_content_charset() or "utf-8", "replace")
+    except urllib.error.HTTPError:
+        return fake.target_404(request)
+    except OSError:
+        return fake.service_error(request)
+    if fake.page_format == "html":
+        return fake.success(request, html)
+    from lexbench.providers.local import extract
+
+    return fake.success(request, extract("http-markdownify", html, url, {})[0])
+
+
+def fake_service(fake: FakeService, pages: Mapping[str, str] | None = None, echo_key: bool = False,
+                 fetch: str | None = None) -> Callable[[BaseHTTPRequestHandler, LoopbackServer], None]:
     """The handler of a :class:`LoopbackServer` imitating ``fake`` (see the module docstring)."""
     pages = dict(pages or {})
 
@@ -554,6 +582,8 @@ def fake_service(fake: FakeService, pages: Mapping[str, str] | None = None,
             reply = getattr(fake, scenario.replace("-", "_"))(request)
         elif scenario in fake.extra_scenarios:
             reply = fake.extra_scenarios[scenario](request)
+        elif fetch:
+            reply = fetch_and_convert(fake, request, fetch)
         else:
             reply = fake.success(request, pages.get(url) or default_page(url, fake.page_format))
         payload = reply.payload()
@@ -587,6 +617,8 @@ def _with_echo(payload: bytes, reply: Reply, echo: str) -> bytes:
     return json.dumps(body).encode()
 
 
-def serve(type_name: str, pages: Mapping[str, str] | None = None, echo_key: bool = False) -> LoopbackServer:
-    """A loopback server (not started: use it as a context manager) imitating the service of ``type_name``."""
-    return LoopbackServer(fake_service(FAKES[type_name], pages, echo_key))
+def serve(type_name: str, pages: Mapping[str, str] | None = None, echo_key: bool = False,
+          fetch: str | None = None) -> LoopbackServer:
+    """A loopback server (not started: use it as a context manager) imitating the service of ``type_name``
+    (``fetch``: ``"fetch"`` or ``"refuse"``, see the module docstring)."""
+    return LoopbackServer(fake_service(FAKES[type_name], pages, echo_key, fetch))
