@@ -174,12 +174,16 @@ class BenchState:
         """``--replay-public-url`` in replay mode, else ``None``."""
         return None if self.live else self.config.getoption("replay_public_url")
 
-    def target_url(self, case: Case, provider: str | None = None) -> str:
+    def target_url(self, case: Case) -> str:
         if self.live:
             return case.url
-        if provider is not None and self.public_replay and not self.provider_type(provider).reaches_loopback:
-            return public_url_for(self.public_replay, self.replay_prefix, provider, case.id)
         return self._replay().url_for(case.id)
+
+    def public_target_url(self, case: Case, provider: str) -> str | None:
+        """The frozen page's URL under ``--replay-public-url`` for a hosted ``provider``, else ``None``."""
+        if not self.public_replay or self.provider_type(provider).reaches_loopback:
+            return None
+        return public_url_for(self.public_replay, self.replay_prefix, provider, case.id)
 
     def cannot_reach_replay(self, name: str) -> bool:
         """Whether provider ``name`` is a hosted service in replay mode without ``--replay-public-url``: it
@@ -582,7 +586,8 @@ class CaseItem(pytest.Item):
         if down:
             return ProviderResult.failure(ErrorType.INFRASTRUCTURE, f"{down}; {self.provider_name} was not called")
         try:
-            url = state.target_url(self.case, self.provider_name) if provider_type.needs_network else self.case.url
+            url = self.case.url if not provider_type.needs_network else (
+                state.public_target_url(self.case, self.provider_name) or state.target_url(self.case))
             provider = state.get_provider(self.provider_name)
         except OSError as exc:
             return ProviderResult.failure(ErrorType.INFRASTRUCTURE, f"the replay server could not start: {exc}")
