@@ -518,6 +518,8 @@ def test_the_readme_table_lists_each_hosted_provider_with_its_credentials_and_un
     ({"type": "cloudflare-markdown", "options": {"api_key": "${K}"}}, "account_id is required"),
     ({"type": "tavily-extract", "output_contract": "rendered_html", "options": {"api_key": "${K}"}}, "not one tavily"),
     ({"type": "exa-contents", "options": {"api_key": "${K}", "livecrawl": "always"}}, "unknown option.*livecrawl"),
+    ({"type": "exa-contents", "options": {"api_key": "${K}", "verbosity": "full", "max_age_hours": 24}},
+     "verbosity takes effect only with max_age_hours 0"),
     ({"type": "browser-use-fetch", "options": {"api_key": "${K}"}}, "refused: Browser Use documents no fetch endpoint"),
 ])
 def test_bad_hosted_options_are_refused_at_load(entry, message):

@@ -37,6 +37,15 @@ class ExaContents(HostedProvider):
     defaults = {"max_age_hours": 0}
     error_request_id = "requestId"
 
+    @classmethod
+    def validate_options(cls, options: Mapping[str, Any]) -> None:
+        """As :meth:`HostedProvider.validate_options`; also refuses ``verbosity`` with a cached answer allowed
+        (``max_age_hours`` other than 0), where the service ignores it (exa-py api.py:762-768)."""
+        super().validate_options(options)
+        if options.get("verbosity") and options.get("max_age_hours", 0) != 0:
+            raise ValueError("option verbosity takes effect only with max_age_hours 0 (a fresh fetch); "
+                             f"got max_age_hours {options['max_age_hours']}")
+
     def build_request(self, url: str, options: Mapping[str, Any]) -> HttpRequest:
         text: Any = {name: options[option] for name, option in (("maxCharacters", "max_characters"),
                                                                 ("verbosity", "verbosity")) if options.get(option)}
