@@ -802,7 +802,9 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 
 def _keep_served_fetches(state: BenchState) -> None:
-    """Copy this run's served-fetch log from the public replay server into the run directory (issue 21)."""
+    """Add this run's served-fetch log from the public replay server to the run directory's
+    ``served-fetches.jsonl`` (issue 21). A log that cannot be read is reported on stderr, not fatal: the
+    items are already recorded."""
     import httpx
 
     url = served_fetches_url(str(state.public_replay), state.replay_prefix)
@@ -812,4 +814,5 @@ def _keep_served_fetches(state: BenchState) -> None:
     except httpx.HTTPError as exc:
         print(f"lexbench: the served-fetch log could not be read from {url}: {exc}", file=sys.stderr)
         return
-    (state.run_dir / "served-fetches.jsonl").write_bytes(response.content)
+    with (state.run_dir / "served-fetches.jsonl").open("ab") as log:  # a resumed run adds its own prefix's lines
+        log.write(response.content)
