@@ -117,3 +117,16 @@ def test_a_bad_public_replay_url_is_refused_before_any_item(bench):
                                            "--replay-public-url=replay.example/frozen")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert "--replay-public-url: must be an http(s) URL" in result.stderr.str()
+
+
+def test_serve_replay_on_a_port_in_use_says_so(capsys):
+    import socket
+
+    from lexbench.cli import main
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        assert main(["serve-replay", "--suite", str(DEMO), "--port", str(port)]) == 2
+    assert f"cannot listen on 127.0.0.1:{port}" in capsys.readouterr().err

@@ -16,7 +16,7 @@ type                       module                       native endpoint (default
 ``exa-contents``           :mod:`.exa`                  ``POST api.exa.ai/contents``
 ``tavily-extract``         :mod:`.tavily`               ``POST api.tavily.com/extract``
 ``cloudflare-markdown``    :mod:`.cloudflare`           ``POST api.cloudflare.com/client/v4/accounts/{id}/browser-rendering/markdown``
-``spider``                 :mod:`.spider`               ``POST api.spider.cloud/scrape``
+``spider``                 :mod:`.spider`               ``POST api.spider.cloud/crawl`` (limit 1)
 ``scrapingbee``            :mod:`.scrapingbee`          ``GET app.scrapingbee.com/api/v1/``
 ``zyte-api``               :mod:`.zyte`                 ``POST api.zyte.com/v1/extract`` (HTML → Markdown here)
 =========================  ===========================  ==========================================
