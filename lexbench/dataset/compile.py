@@ -148,14 +148,14 @@ def check_segmentation(rule: CaseRule, reference_text: str, *, reviewed: bool = 
     end = rule.body.reference_scope.end
     if not fragments(end):
         raise RulesError(f"case {rule.id}: reference_scope.end {end!r} is too short to yield a 6-character fragment")
+    if normalise(end) not in normalise(reference_text):
+        raise RulesError(f"case {rule.id}: reference_scope.end is not part of the reference body")
     if reviewed and len(fragments(end)) < MIN_ENDING_FRAGMENTS:
         raise RulesError(
             f"case {rule.id}: reference_scope.end yields {len(fragments(end))} fragments; a reviewed ending needs at "
             f"least {MIN_ENDING_FRAGMENTS} (SPEC §2), or a few characters that also occur earlier could meet it. "
             "Extend it backwards over whole lines of the article's own prose"
         )
-    if normalise(end) not in normalise(reference_text):
-        raise RulesError(f"case {rule.id}: reference_scope.end is not part of the reference body")
 
 
 def compile_dataset(rules: Rules, evidence_home: Path, cohort: Cohort) -> Dataset:

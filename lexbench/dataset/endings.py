@@ -90,15 +90,16 @@ TRAILER_RULES: tuple[TrailerRule, ...] = (
     ),
     _rule(
         "related", "related-article headings and 'read more' lines",
-        r"^(read more|read also|related( stories| articles| posts| coverage| content)?|see also|more from|more on|"
+        r"^(read more|read also|related( stories| articles| posts| coverage| content| reading)?|see also|more from|more on|"
         r"recommended|you may also like|further reading|external links|sources (&|and) links|references|story timeline|most popular|trending|lesen sie auch|mehr zum thema|"
         r"leer más|lee también|relacionad[oa]s?|lire aussi|à lire aussi|voir aussi|leia (também|mais)|"
-        r"veja também|leggi anche|читайте также|相关阅读|延伸阅读|推荐阅读|関連記事|baca juga)\b\s*[:：]?",
+        r"veja também|leggi anche|читайте также|相关阅读|延伸阅读|推荐阅读|関連記事|baca juga)\s*([:：|].*)?$",
+        r"^read more\b",
         max_chars=160,
     ),
     _rule(
         "poll", "poll results",
-        r"^(total )?votes?\s*[:：]\s*\d", r"^[^.!?]{0,80}\(\s*\d[\d,.]*\s*votes?\s*\)", r"^(yes|no|ja|nein|sí|oui|non|sim|não)\s*[:\-–]?\s*\d+(\.\d+)?\s*%",
+        r"^(total )?votes?\s*[:：]\s*\d", r"\(\s*\d[\d,.]*\s*votes?\s*\)\s*$", r"^(yes|no|ja|nein|sí|oui|non|sim|não)\s*[:\-–]?\s*\d+(\.\d+)?\s*%",
     ),
     _rule(
         "url", "bare addresses and contact lines",
