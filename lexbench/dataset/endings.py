@@ -21,7 +21,8 @@ from lexbench.errors import CorpusImportError
 
 SHORT_LINE_CHARS = 2 * FRAGMENT_CHARS
 """A trailing line with fewer normalised characters than this, and no sentence-final punctuation, is
-a label ("Buy Now", "Instagram", "Conclusion", a lone name) rather than prose."""
+a label ("Buy Now", "Instagram", "Conclusion", a lone name) rather than prose; one without a single
+fragment ("." or "___") is never prose."""
 
 _SENTENCE_END = re.compile(r"[.!?。！？…»\"”’')）」』]\s*$")
 
@@ -86,6 +87,7 @@ TRAILER_RULES: tuple[TrailerRule, ...] = (
         r"^(be sure to )?(visit|like|follow|find) .{1,60} on (facebook|twitter|instagram|x)\b",
         r"^(leave a (comment|reply)|deixe (seu|sua|suas)|dejá|deja tu comentario|laissez un commentaire)",
         r"^(follow|find) .{1,60}\bon\s*$", r"^send (us )?your (story|stories|news) (ideas|tips)",
+        r"^(as always, )?let us know what you think\b",
         r"^(click here|continue reading|weiterlesen|check it out|see more (photos|pictures))",
     ),
     _rule(
@@ -113,8 +115,9 @@ TRAILER_RULES: tuple[TrailerRule, ...] = (
     ),
     _rule(
         "bio", "an author's or contributor's biography line",
-        r"^[A-Z][\w.'’-]+( [A-Z][\w.'’-]+){1,3} is an? ([\w,-]+ ){0,8}(reporter|correspondent|journalist|producer|"
-        r"writer|editor|columnist|contributor)\b",
+        r"^[A-Z][\w.'’-]+( [A-Z][\w.'’-]+){1,3} (is|was) (an?|the) ([\w,-]+ ){0,8}(?i:reporter|correspondent|"
+        r"journalist|producer|writer|editor|columnist|contributor|author)\b",
+        r"^[A-Z][\w.'’-]+( [A-Z][\w.'’-]+){1,3} (covers|is on (Twitter|X|Instagram))\b",
         flags=0,
     ),
 )
@@ -128,7 +131,8 @@ def trailer_rule(line: str) -> str | None:
     for rule in TRAILER_RULES:
         if rule.matches(text):
             return rule.name
-    if normalised_length(text) < SHORT_LINE_CHARS and not _SENTENCE_END.search(text):
+    length = normalised_length(text)
+    if length < FRAGMENT_CHARS or (length < SHORT_LINE_CHARS and not _SENTENCE_END.search(text)):
         return "short"
     return None
 

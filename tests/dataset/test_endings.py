@@ -60,6 +60,7 @@ TRAILERS = {
         "Share this article", "Follow us on Twitter and Facebook", "Folgen Sie uns auf Instagram",
         "Deixe suas dúvidas e opiniões aqui embaixo!", "Continue reading the main story",
         "Follow NBC Latino on Facebook, Twitter and Instagram.", "Follow Backchannel: Twitter | Facebook", "See more photos:",
+        "As always, let us know what you think on our forum.",
     ],
     "related": ["Read more: Tunisia's Islamists get a sobering lesson", "Related: The ten best harbours",
                 "Lesen Sie auch: Die Fähre bleibt", "Story Timeline", "Read more about ad blocking here.", "Leia também: o porto", "Читайте также: новости", "Baca juga:"],
@@ -67,8 +68,10 @@ TRAILERS = {
     "url": ["www.autoracing.com.br", "https://www.npmjs.com/package/inspector-api", "AS - www.autoracing.com.br",
             "칼럼니스트 박생강 pillgoo9@gmail.com"],
     "lead-in": ["Twitter seemed a bit confused by the campaign:", "The minister's full statement reads:"],
-    "bio": ["Evan Bush is a science reporter for NBC News. He can be reached at Evan.Bush@nbcuni.com."],
-    "short": ["Buy Now", "Instagram", "Conclusion", "___", "张璐"],
+    "bio": ["Evan Bush is a science reporter for NBC News. He can be reached at Evan.Bush@nbcuni.com.",
+            "Jennifer Jett is the Asia Digital Editor for NBC News, based in Hong Kong.",
+            "Steven Mufson covers the White House.", "Ben Silverman is on Twitter at ben_silverman."],
+    "short": ["Buy Now", "Instagram", "Conclusion", "___", "张璐", ".", "[25]"],
 }
 
 
