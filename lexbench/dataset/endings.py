@@ -88,6 +88,7 @@ TRAILER_RULES: tuple[TrailerRule, ...] = (
         r"^(leave a (comment|reply)|deixe (seu|sua|suas)|dejá|deja tu comentario|laissez un commentaire)",
         r"^(follow|find) .{1,60}\bon\s*$", r"^send (us )?your (story|stories|news) (ideas|tips)",
         r"^(as always, )?let us know what you think\b",
+        r"^(facebook|twitter|x \(formerly twitter\)|instagram|youtube|tiktok|linkedin)\W*$",
         r"^(click here|continue reading|weiterlesen|check it out|see more (photos|pictures))",
     ),
     _rule(
@@ -118,6 +119,11 @@ TRAILER_RULES: tuple[TrailerRule, ...] = (
         r"^[A-Z][\w.'’-]+( [A-Z][\w.'’-]+){1,3} (is|was) (an?|the) ([\w,-]+ ){0,8}(?i:reporter|correspondent|"
         r"journalist|producer|writer|editor|columnist|contributor|author)\b",
         r"^[A-Z][\w.'’-]+( [A-Z][\w.'’-]+){1,3} (covers|is on (Twitter|X|Instagram))\b",
+        flags=0,
+    ),
+    _rule(
+        "byline", "a lone author name or sign-off (two to four capitalised words)",
+        r"^[-–—]?\s*[A-Z][\w.'’-]+( [A-Z][\w.'’-]+){1,3}$",
         flags=0,
     ),
 )

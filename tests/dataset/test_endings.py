@@ -60,7 +60,7 @@ TRAILERS = {
         "Share this article", "Follow us on Twitter and Facebook", "Folgen Sie uns auf Instagram",
         "Deixe suas dúvidas e opiniões aqui embaixo!", "Continue reading the main story",
         "Follow NBC Latino on Facebook, Twitter and Instagram.", "Follow Backchannel: Twitter | Facebook", "See more photos:",
-        "As always, let us know what you think on our forum.",
+        "As always, let us know what you think on our forum.", "X (formerly Twitter)",
     ],
     "related": ["Read more: Tunisia's Islamists get a sobering lesson", "Related: The ten best harbours",
                 "Lesen Sie auch: Die Fähre bleibt", "Story Timeline", "Read more about ad blocking here.", "Leia também: o porto", "Читайте также: новости", "Baca juga:"],
@@ -71,7 +71,8 @@ TRAILERS = {
     "bio": ["Evan Bush is a science reporter for NBC News. He can be reached at Evan.Bush@nbcuni.com.",
             "Jennifer Jett is the Asia Digital Editor for NBC News, based in Hong Kong.",
             "Steven Mufson covers the White House.", "Ben Silverman is on Twitter at ben_silverman."],
-    "short": ["Buy Now", "Instagram", "Conclusion", "___", "张璐", ".", "[25]"],
+    "byline": ["Jennifer Jett", "-Peter Shankman", "Scott Cunningham"],
+    "short": ["Buy now", "Inquiry", "Conclusion", "___", "张璐", ".", "[25]"],
 }
 
 
