@@ -57,7 +57,8 @@ TRAILER_RULES: tuple[TrailerRule, ...] = (
         r"^[(\[]?\s*((additional )?reporting|writing|editing|compiled|contributing)( by\b|\s*:)",
         r"^[(\[（【]?\s*(责编|责任编辑|编辑|作者|来源|本文来源|总监制|记者|撰文|摄影|图片来源)\s*[:：︱|]",
         r"^\[?\s*사진\s*[=:]",
-        r"contributed( reporting)?( to this (report|story|article))?\.?$", r"^with .{1,30} wires?$",
+        r"contributed( reporting)?( to this (report|story|article))?\.?$",
+        r"^([\w.'’-]+ ){1,3}reported from [\w ]+(,? and [\w ]+ from [\w ]+)?\.?$", r"^with .{1,30} wires?$",
         r"^[(（][^)）]{0,20}记者[^)）]*[)）]$", r"摄[)）]$", r"^《[^》]{1,12}》\s*[（(]\s*\d{4}年", r"^出品\s*[:：︱|]",
         r"^[—–-]\s*.{1,80}\(@\w+\)",  # the attribution line of an embedded post
     ),
@@ -68,7 +69,7 @@ TRAILER_RULES: tuple[TrailerRule, ...] = (
         r"riproduzione riservata",
         r"^(disclaimer|haftungsausschluss|aviso legal|avertissement)\b",
         r"^this (article|story|post) (has been|was) (adapted|originally|first|republished|reprinted)",
-        r"^originally published\b", r"\bfirst published\b.{0,30}\d{4}", r"service mark|trademark of",
+        r"^originally published\b", r"^this (article|story|post) (originally|first) (appeared|ran)\b", r"\bfirst published\b.{0,30}\d{4}", r"service mark|trademark of",
         r"^a version of this (article|story) appear", r"^(correction|clarification|editor['’]?s note)\b.{0,40}[:：]",
     ),
     _rule(
@@ -94,7 +95,8 @@ TRAILER_RULES: tuple[TrailerRule, ...] = (
     _rule(
         "related", "related-article headings and 'read more' lines",
         r"^(read more|read also|related( stories| articles| posts| coverage| content| reading)?|see also|more from|more on|"
-        r"recommended|you may also like|further reading|external links|sources (&|and) links|references|story timeline|most popular|trending|lesen sie auch|mehr zum thema|"
+        r"recommended|you may also like|about the author|über den autor|sobre el autor|sobre o autor|"
+        r"à propos de l['’]auteur|об авторе|作者简介|further reading|external links|sources (&|and) links|references|story timeline|most popular|trending|lesen sie auch|mehr zum thema|"
         r"leer más|lee también|relacionad[oa]s?|lire aussi|à lire aussi|voir aussi|leia (também|mais)|"
         r"veja também|leggi anche|читайте также|相关阅读|延伸阅读|推荐阅读|関連記事|baca juga)\s*([:：|].*)?$",
         r"^read more\b",

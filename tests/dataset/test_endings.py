@@ -39,7 +39,8 @@ TRAILERS = {
     "credit": [
         "(Image credit: All About Space)", "Photo: Reuters/Denis Balibouse", "Provided by European Space Agency",
         "Source: Bloomberg", "(Reporting by Chayut Setboonsarng; Editing by Martin Petty)", "Main image credit: Getty",
-        "Top photo by Joan Bardeletti", "Heba Habib contributed to this report.", "Contributing: Kristine Phillips",
+        "Top photo by Joan Bardeletti", "Heba Habib contributed to this report.",
+        "Stella Kim reported from Seoul, and Jennifer Jett from Hong Kong.", "Contributing: Kristine Phillips",
         "— The Nigerian Senate (@NGRSenate) October 9, 2018", "[사진=JTBC, 이매진아시아]", "(责编：胡永秋、杨光宇)",
         "【责任编辑：刘峻凌】", "新华社发（刘满仓摄）", "《光明日报》（2024年05月20日 03版）", "Фото: t.me/shot_shot",
         "Quelle: dpa",
@@ -48,7 +49,7 @@ TRAILERS = {
         "© 2019 Associated Press. All Rights Reserved. This material may not be published, broadcast or rewritten.",
         "Copyright © 데일리안. 무단전재 및 재배포 금지.", "Disclaimer", "Alle Rechte vorbehalten.",
         "Todos los derechos reservados.", "This article has been adapted from its original source.",
-        "Originally published on Live Science.", "Correction, Nov. 15, 2019: This article misidentified a publisher.",
+        "Originally published on Live Science.", "This article originally appeared on The Atlantic.", "Correction, Nov. 15, 2019: This article misidentified a publisher.",
         "A version of this article appears in print on Page A22 of the New York edition.",
     ],
     "notice": [
