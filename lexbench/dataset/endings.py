@@ -43,68 +43,79 @@ class TrailerRule:
         return (self.max_chars is None or len(line) <= self.max_chars) and self.pattern.search(line) is not None
 
 
-def _rule(name: str, what: str, *patterns: str, flags: int = re.IGNORECASE, max_chars: int | None = None) -> TrailerRule:
+def _rule(name: str, what: str, *patterns: str, flags: int = re.IGNORECASE, max_chars: int | None = None,
+          ) -> TrailerRule:
     return TrailerRule(name, what, re.compile("|".join(f"(?:{p})" for p in patterns), flags), max_chars)
 
+
+_NAME = r"[A-Z][\w.'’-]+( [A-Z][\w.'’-]+){1,3}"  # two to four capitalised words
 
 TRAILER_RULES: tuple[TrailerRule, ...] = (
     _rule(
         "credit", "image, photo, source, agency and reporting credits",
-        r"^[(\[（【]?\s*(main |top |header |featured |cover )?(image|photo|picture|graphic|foto|фото|bild|imagen|"
-        r"crédit photo|credit)s?( credits?| source)?\s*(:|by\b|courtesy\b)",
-        r"[-–—|]\s*(image|photo|foto|bild)\s*:",
-        r"^[(\[]?\s*(provided by|courtesy of)\s", r"^[(\[]?\s*(sources?|quelle|fuente|fonte|источник)\s*[:：]",
+        r"^[(\[（【]?\s*(main |top |header |featured |cover )?"
+        r"(image|photo|picture|graphic|foto|фото|bild|imagen|crédit photo|credit)s?( credits?| source)?"
+        r"\s*(:|by\b|courtesy\b)",                                   # (Image credit: …), Photo: …, Top photo by …
+        r"[-–—|]\s*(image|photo|foto|bild)\s*:",                      # … - Image: Raspberry Pi Foundation
+        r"^[(\[]?\s*(provided by|courtesy of)\s",                     # Provided by European Space Agency
+        r"^[(\[]?\s*(sources?|quelle|fuente|fonte|источник)\s*[:：]",  # Source: …, Quelle: dpa
         r"^[(\[]?\s*((additional )?reporting|writing|editing|compiled|contributing)( by\b|\s*:)",
-        r"^[(\[（【]?\s*(责编|责任编辑|编辑|作者|来源|本文来源|总监制|记者|撰文|摄影|图片来源)\s*[:：︱|]",
-        r"^\[?\s*사진\s*[=:]",
         r"contributed( reporting)?( to this (report|story|article))?\.?$",
-        r"^([\w.'’-]+ ){1,3}reported from [\w ]+(,? and [\w ]+ from [\w ]+)?\.?$", r"^with .{1,30} wires?$",
-        r"^[(（][^)）]{0,20}记者[^)）]*[)）]$", r"摄[)）]$", r"^《[^》]{1,12}》\s*[（(]\s*\d{4}年", r"^出品\s*[:：︱|]",
-        r"^[—–-]\s*.{1,80}\(@\w+\)",  # the attribution line of an embedded post
+        r"^([\w.'’-]+ ){1,3}reported from [\w ]+(,? and [\w ]+ from [\w ]+)?\.?$",
+        r"^with .{1,30} wires?$",                                     # With Post wires
+        r"^[—–-]\s*.{1,80}\(@\w+\)",                                  # — Name (@handle) date: an embedded post
+        r"^[(\[（【]?\s*(责编|责任编辑|编辑|作者|来源|本文来源|总监制|记者|撰文|摄影|图片来源|出品)\s*[:：︱|]",
+        r"^[(（][^)）]{0,20}记者[^)）]*[)）]$", r"摄[)）]$",             # （总台央视记者 …）, 新华社发（…摄）
+        r"^《[^》]{1,12}》\s*[（(]\s*\d{4}年",                          # 《光明日报》（2024年05月20日 03版）
+        r"^\[?\s*사진\s*[=:]",                                         # [사진=JTBC]
     ),
     _rule(
         "copyright", "copyright, disclaimer and republication notices",
-        r"^\W*[©ⓒ]", r"(^|\s)[©ⓒ]\s*\d{4}", r"^저작권자", r"\(c\)\s*\d{4}", r"^copyright\b", r"all rights reserved|alle rechte vorbehalten|tous droits réservés|"
-        r"todos los derechos reservados|direitos reservados|все права защищены|版权所有|無断転載|무단전재|"
-        r"riproduzione riservata",
+        r"^\W*[©ⓒ]", r"(^|\s)[©ⓒ]\s*\d{4}", r"\(c\)\s*\d{4}", r"^copyright\b", r"^저작권자",
+        r"all rights reserved|alle rechte vorbehalten|tous droits réservés|todos los derechos reservados|"
+        r"direitos reservados|все права защищены|riproduzione riservata|版权所有|無断転載|무단전재",
         r"^(disclaimer|haftungsausschluss|aviso legal|avertissement)\b",
         r"^this (article|story|post) (has been|was) (adapted|originally|first|republished|reprinted)",
-        r"^originally published\b", r"^this (article|story|post) (originally|first) (appeared|ran)\b", r"\bfirst published\b.{0,30}\d{4}", r"service mark|trademark of",
-        r"^a version of this (article|story) appear", r"^(correction|clarification|editor['’]?s note)\b.{0,40}[:：]",
+        r"^this (article|story|post) (originally|first) (appeared|ran)\b", r"^originally published\b",
+        r"\bfirst published\b.{0,30}\d{4}", r"^a version of this (article|story) appear",
+        r"service mark|trademark of", r"^(correction|clarification|editor['’]?s note)\b.{0,40}[:：]",
     ),
     _rule(
         "notice", "affiliate, subscription and newsletter notices",
-        r"^ftc\s*:", r"affiliate links?\b", r"^(subscribe|sign up|register|abonnieren|suscr[ií]bete|"
-        r"abonnez-vous|assine|inscreva-se|подпишитесь|iscriviti)\b.*(\bnewsletter|\bour\b|\bunser|\bnuestr|\bnotre|"
-        r"\bnosso|for free)",
+        r"^ftc\s*:", r"affiliate links?\b",
+        r"^(subscribe|sign up|register|abonnieren|suscr[ií]bete|abonnez-vous|assine|inscreva-se|подпишитесь|"
+        r"iscriviti)\b.*(\bnewsletter|\bour\b|\bunser|\bnuestr|\bnotre|\bnosso|for free)",
         r"(sign up|subscribe|abonn|suscr|inscr|assin|iscriv).{0,60}newsletter|newsletter.{0,60}(sign up|subscribe)",
         r"^receba em seu e-?mail",
     ),
     _rule(
         "share", "share, follow and comment prompts",
         r"^(share|teilen|compartir|partager|compartilhe|condividi|поделиться|分享)( this| on| via|\s*:|$)",
-        r"^\W*send (us )?your (story|stories|news) (ideas|tips)", r"^follow [\w ]{1,30}:",
         r"^(follow us|folgen sie uns|folge uns|síguenos|suivez-nous|siga-nos|seguici)\b",
         r"^(be sure to )?(visit|like|follow|find) .{1,60} on (facebook|twitter|instagram|x)\b",
-        r"^(leave a (comment|reply)|deixe (seu|sua|suas)|dejá|deja tu comentario|laissez un commentaire)",
-        r"^(follow|find) .{1,60}\bon\s*$", r"^send (us )?your (story|stories|news) (ideas|tips)",
-        r"^(as always, )?let us know what you think\b",
+        r"^(follow|find) .{1,60}\bon\s*$", r"^follow [\w ]{1,30}:",
         r"^(facebook|twitter|x \(formerly twitter\)|instagram|youtube|tiktok|linkedin)\W*$",
+        r"^\W*send (us )?your (story|stories|news) (ideas|tips)",
+        r"^(leave a (comment|reply)|deixe (seu|sua|suas)|dejá|deja tu comentario|laissez un commentaire)",
+        r"^(as always, )?let us know what you think\b",
         r"^(click here|continue reading|weiterlesen|check it out|see more (photos|pictures))",
     ),
     _rule(
-        "related", "related-article headings and 'read more' lines",
-        r"^(read more|read also|related( stories| articles| posts| coverage| content| reading)?|see also|more from|more on|"
-        r"recommended|you may also like|about the author|über den autor|sobre el autor|sobre o autor|"
-        r"à propos de l['’]auteur|об авторе|作者简介|further reading|external links|sources (&|and) links|references|story timeline|most popular|trending|lesen sie auch|mehr zum thema|"
-        r"leer más|lee también|relacionad[oa]s?|lire aussi|à lire aussi|voir aussi|leia (também|mais)|"
-        r"veja também|leggi anche|читайте также|相关阅读|延伸阅读|推荐阅读|関連記事|baca juga)\s*([:：|].*)?$",
+        "related", "related-article and author headings, and 'read more' lines",
+        r"^(read more|read also|related( stories| articles| posts| coverage| content| reading)?|see also|"
+        r"more from|more on|recommended|you may also like|further reading|external links|sources (&|and) links|"
+        r"references|story timeline|most popular|trending|about the author|"
+        r"lesen sie auch|mehr zum thema|über den autor|leer más|lee también|relacionad[oa]s?|sobre el autor|"
+        r"lire aussi|à lire aussi|voir aussi|à propos de l['’]auteur|leia (também|mais)|veja também|sobre o autor|"
+        r"leggi anche|читайте также|об авторе|相关阅读|延伸阅读|推荐阅读|作者简介|関連記事|baca juga)"
+        r"\s*([:：|].*)?$",                                            # the heading alone, or "Heading: title"
         r"^read more\b",
         max_chars=160,
     ),
     _rule(
         "poll", "poll results",
-        r"^(total )?votes?\s*[:：]\s*\d", r"\(\s*\d[\d,.]*\s*votes?\s*\)\s*$", r"^(yes|no|ja|nein|sí|oui|non|sim|não)\s*[:\-–]?\s*\d+(\.\d+)?\s*%",
+        r"^(total )?votes?\s*[:：]\s*\d", r"\(\s*\d[\d,.]*\s*votes?\s*\)\s*$",
+        r"^(yes|no|ja|nein|sí|oui|non|sim|não)\s*[:\-–]?\s*\d+(\.\d+)?\s*%",
     ),
     _rule(
         "url", "bare addresses and contact lines",
@@ -118,14 +129,14 @@ TRAILER_RULES: tuple[TrailerRule, ...] = (
     ),
     _rule(
         "bio", "an author's or contributor's biography line",
-        r"^[A-Z][\w.'’-]+( [A-Z][\w.'’-]+){1,3} (is|was) (an?|the) ([\w,-]+ ){0,8}(?i:reporter|correspondent|"
-        r"journalist|producer|writer|editor|columnist|contributor|author)\b",
-        r"^[A-Z][\w.'’-]+( [A-Z][\w.'’-]+){1,3} (covers|is on (Twitter|X|Instagram))\b",
+        _NAME + r" (is|was) (an?|the) ([\w,-]+ ){0,8}"
+        r"(?i:reporter|correspondent|journalist|producer|writer|editor|columnist|contributor|author)\b",
+        _NAME + r" (covers|is on (Twitter|X|Instagram))\b",
         flags=0,
     ),
     _rule(
         "byline", "a lone author name or sign-off (two to four capitalised words)",
-        r"^[-–—]?\s*[A-Z][\w.'’-]+( [A-Z][\w.'’-]+){1,3}$",
+        r"^[-–—]?\s*" + _NAME + "$",
         flags=0,
     ),
 )

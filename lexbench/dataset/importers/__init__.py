@@ -198,7 +198,7 @@ def build_rule(page: Page, position: int) -> tuple[CaseRule, str]:
     except CorpusImportError as exc:
         raise PageError(f"{page.reference_file} ({row.key}): {exc}") from None
     charset = detect_charset(page.capture)
-    flags = list(dict.fromkeys([*page.flags, *([charset.flag] if charset.flag else []), *([ending.flag] if ending.flag else [])]))
+    flags = list(dict.fromkeys([*page.flags, *(flag for flag in (charset.flag, ending.flag) if flag)]))
     slug = cid.split("-", 3)[3]
     try:
         rule = CaseRule(
