@@ -458,6 +458,16 @@ def environment(engines: Mapping[str, Any] | None = None) -> dict[str, Any]:
     }
 
 
+def scorer_version(manifest: Mapping[str, Any]) -> int | None:
+    """The scorer version a run's rows were scored with (``versions.scorer``; for a merged run, its
+    shards' common one), or ``None`` for a run recorded before scorer versions existed."""
+    versions = manifest.get("versions")
+    if isinstance(versions, Mapping) and "scorer" in versions:
+        return versions["scorer"]
+    found = {(m.get("versions") or {}).get("scorer") for m in manifest.get("merged_from") or [] if isinstance(m, Mapping)}
+    return found.pop() if len(found) == 1 else None
+
+
 def write_manifest(run_dir: Path, manifest: Mapping[str, Any]) -> None:
     """Write ``manifest.json`` atomically (a kill mid-write leaves the previous manifest intact)."""
     run_dir.mkdir(parents=True, exist_ok=True)
@@ -541,6 +551,9 @@ def merge_runs(run_dirs: Sequence[Path], output: Path) -> dict[str, Any]:
         for name in _SHARED_FIELDS:
             if manifest.get(name) != first.get(name):
                 problems.append(f"{run_dir}: {name} differs from {first_dir}'s")
+        if scorer_version(manifest) != scorer_version(first):
+            problems.append(f"{run_dir}: scored by scorer version {scorer_version(manifest)}, {first_dir} by "
+                            f"{scorer_version(first)}; rescore or rerun one of them")
         if bool(manifest.get("run", {}).get("certified_requested")) != bool(first.get("run", {}).get("certified_requested")):
             problems.append(f"{run_dir}: certified run request differs from {first_dir}'s")
         shard = manifest.get("run", {}).get("shard")

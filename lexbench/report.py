@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from lexbench import stats
-from lexbench.record import RESPONSES_DIR, RunRow
+from lexbench.record import RESPONSES_DIR, RunRow, scorer_version
 from lexbench.verdict import Component, Outcome
 
 REPORT_SCHEMA = 1
@@ -251,7 +251,7 @@ def _run_facts(manifest: dict[str, Any]) -> dict[str, Any]:
         "runtime_policy": configuration.get("runtime_policy"),
         "measure_only": bool(run.get("measure_only")),
         "certified": bool(certification.get("certified")) if run.get("certified_requested") else None,
-        "scorer_version": (manifest.get("versions") or {}).get("scorer"),
+        "scorer_version": scorer_version(manifest),
     }
 
 

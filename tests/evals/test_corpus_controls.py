@@ -82,7 +82,8 @@ def test_the_spec_verdict_of_a_first_half_and_of_a_whole_answer():
 
 
 def test_an_ending_that_recurs_earlier_is_vacuous_so_removing_it_is_no_control():
-    lines = ["Sign up for the Harbour newsletter today.", *LINES, "Sign up for the Harbour newsletter today."]
+    closing = "The harbour master said the new ferry timetable will be published early next spring."
+    lines = [closing, *LINES, closing]
     case = imported_case(lines)
     assert case.body is not None and case.body.reference_scope.end == lines[-1]
     assert ending_lines(lines, lines[-1]) == {len(lines)}  # its last occurrence
