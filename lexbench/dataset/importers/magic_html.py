@@ -53,13 +53,17 @@ class MagicHtmlArticlesFormat:
         "list pages (remark 列表页) are skipped: they have no single article body.",
     ]
 
+    part = PART
+    flags: list[str] = []
+    """Flags every case of this part carries."""
+
     def rows(self, source: Path) -> list[IndexRow]:
-        """The index rows of the article part, in order (positions count article rows only)."""
-        return read_index(source, keep=lambda row: row.key.startswith(PART + "/"))
+        """The index rows of this part, in order (positions count this part's rows only)."""
+        return read_index(source, keep=lambda row: row.key.startswith(self.part + "/"))
 
     def open(self, source: Path) -> Callable[[IndexRow], Page]:
-        """Read ``article/base.json`` once; the returned loader builds one page per article row."""
-        path = source / PART / "base.json"
+        """Read ``<part>/base.json`` once; the returned loader builds one page per row of the part."""
+        path = source / self.part / "base.json"
         base, duplicates = read_json_file(path)
         if not isinstance(base, dict):
             raise PageError(f"{path}: expected an object keyed by page id")
@@ -74,7 +78,8 @@ class MagicHtmlArticlesFormat:
                 raise PageError(f"{path}: no entry for {key!r} (index line {row.line})")
             if entry.get("remark") == LIST_PAGE_REMARK:
                 raise SkipPage(f"list page (remark {LIST_PAGE_REMARK!r} in base.json): no single article body")
-            require_article(row)
+            if self.part == PART:
+                require_article(row)
             lines = reference_lines(entry.get("content"), where=where)
             capture_file = corpus_file(source, row.html_file, what="html_file")
             capture = read_gzip(capture_file)
@@ -89,7 +94,7 @@ class MagicHtmlArticlesFormat:
                 reference=lines,
                 reference_file=path,
                 key_tag=key_slug(key, 6),
-                flags=coverage_flags(row),
+                flags=[*coverage_flags(row), *self.flags],
             )
 
         return load

@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 REPORT_NAME = "import-report.json"
+PROBES_NAME = "probes.json"
+"""Per-case source snippets no contract scores yet (see :mod:`lexbench.dataset.importers`)."""
 
 
 @dataclass(frozen=True)
@@ -37,6 +39,8 @@ class ImportReport:
     skipped: list[SkippedPage] = field(default_factory=list)
     flagged: dict[str, list[str]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    probes: dict[str, dict[str, object]] = field(default_factory=dict)
+    """Per case id, the source's snippets kept for diagnostics (written as ``probes.json``)."""
     seconds: float = 0.0
 
     def to_json(self) -> dict[str, object]:
@@ -54,6 +58,8 @@ class ImportReport:
                 "skipped": len(self.skipped),
                 "flagged": len(self.flagged),
                 "flags": dict(sorted(flag_counts.items())),
+                # Only formats that keep probes report them, so other reports keep their shape.
+                **({"with_probes": len(self.probes)} if self.probes else {}),
             },
             "notes": self.notes,
             "imported": self.imported,
