@@ -214,3 +214,15 @@ def test_gne_list_pages_are_all_skipped_with_the_reason(tmp_path):
         import_corpus("gne-zh-lists", folder, tmp_path / "out")
     assert "no page could be imported (2 skipped: list page without reference or URL" in str(err.value)
     assert not (tmp_path / "out").exists()
+
+
+def test_import_corpus_help_names_every_format(capsys, monkeypatch):
+    from lexbench.cli import main as cli_main
+    from lexbench.dataset.importers import known_formats
+
+    monkeypatch.setenv("COLUMNS", "400")  # argparse would wrap inside hyphenated names
+
+    with pytest.raises(SystemExit):
+        cli_main(["import-corpus", "--help"])
+    shown = " ".join(capsys.readouterr().out.split())
+    assert all(name in shown for name in known_formats()), shown
