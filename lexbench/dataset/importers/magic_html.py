@@ -2,9 +2,9 @@
 
 Layout: ``_index.tsv`` (keys ``article/<sha256>`` and ``forum/<sha256>``), ``article/base.json`` =
 ``{"<sha256>": {"url": str, "content": str, "remark"?: str}}``, ``article/htmls/<sha256>.html.gz``.
-Only article rows are imported; the reference is ``content`` (plain text, usually headline,
-date/byline, then body). Forum rows are not: their reference has no per-post authors, links or
-counts, which a posts v2 contract needs. A ``remark`` of ``列表页`` (list page) is skipped with a reason.
+Only article rows are imported here; the reference is ``content`` (plain text, usually headline,
+date/byline, then body). Forum rows are the format ``magic-html-forum``
+(:mod:`lexbench.dataset.importers.magic_html_forum`). A ``remark`` of ``列表页`` (list page) is skipped with a reason.
 """
 
 from __future__ import annotations
@@ -47,9 +47,7 @@ class MagicHtmlArticlesFormat:
     notes = [
         "title not scored: base.json has no title field (content usually starts with the headline, which "
         "stays part of the body reference); title_basis not_in_source.",
-        "forum pages are not imported: their reference is the thread's text without per-post authors, post "
-        "links or a post count, so it supports neither a posts v2 contract nor a fixed body (a thread is a "
-        "changing collection).",
+        "forum pages are not part of this format: import them with --format magic-html-forum.",
         "list pages (remark 列表页) are skipped: they have no single article body.",
     ]
 

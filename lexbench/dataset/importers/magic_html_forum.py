@@ -10,7 +10,9 @@ gives no per-post author, no post link and no post boundary, so any such contrac
 What the reference does support is the thread's text as displayed in the frozen capture: each thread
 is imported as a ``fixed_article`` (category ``forum``) whose body reference is that text, flagged
 ``thread_text_as_body_no_posts_contract`` so that a review can replace it with a posts contract read
-from the capture. The ending is the thread's last passage (usually the last reply).
+from the capture. The ending is the thread's last passage (usually the last reply). A live thread
+changes (that is why SPEC §3.6 scores threads as post collections), so these bodies hold only against
+the frozen capture served by replay, never against the live page.
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ class MagicHtmlForumFormat(MagicHtmlArticlesFormat):
         "no posts contract: base.json gives no per-post author, post link or post boundary, which a posts v2 "
         "contract needs; each thread's text is its body reference instead (flag " + THREAD_FLAG + ").",
         "title not scored: base.json has no title field (title_basis not_in_source).",
+        "the thread text holds only against the frozen capture (replay); a live thread changes.",
         "pages whose thread text sits only in <noscript>/<script> are flagged reference_not_in_visible_text.",
     ]
 

@@ -167,7 +167,11 @@ def _capture_shows_title(rule: CaseRule, capture: bytes, charset: str) -> bool:
     from lexbench.scoring import evaluate_response
     from lexbench.verdict import Component
 
-    answer = ProviderResult(success=True, content=capture.decode(charset, errors="replace"), content_format="html")
+    try:
+        html = capture.decode(charset, errors="replace")
+    except LookupError:  # an unknown declared charset is flagged by detect_charset; read the bytes as UTF-8
+        html = capture.decode("utf-8", errors="replace")
+    answer = ProviderResult(success=True, content=html, content_format="html")
     verdict = evaluate_response(Case(**rule.model_dump()), answer)
     return any(c.name is Component.TITLE and c.passed for c in verdict.components)
 
