@@ -82,6 +82,7 @@ def test_dragnet_body_is_the_part_before_the_delimiter_and_comments_are_probes(t
     assert probes[first.id]["comments"]["text"] == "Great piece, thanks.\nI walk over that bridge every day and it shakes."
     assert probes[second.id]["comments"] == {"chars": len("One comment here."), "text": "One comment here."}
     assert report(out)["counts"]["flags"]["reference_has_comments"] == 2
+    assert report(out)["probes"][second.id] == {"comments_chars": len("One comment here.")}
     assert result.probes.keys() == {first.id, second.id}
 
 
@@ -132,6 +133,7 @@ def test_trafilatura_cases_score_the_annotated_title_and_keep_snippets_as_probes
     assert probes[a.id] == {"with": ["Work starts in spring"], "without": ["Newsletter abonnieren"],
                             "comments": ["Great piece"]}
     assert probes[b.id]["comments"] == []
+    assert report(out)["probes"][a.id] == {"with": 1, "without": 1, "comments": 1}
     skipped = report(out)["skipped"]
     assert [s["key"] for s in skipped] == ["c.html"] and "no annotated title" in skipped[0]["reason"]
 

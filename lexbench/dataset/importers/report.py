@@ -67,6 +67,8 @@ class ImportReport:
                 {"position": s.position, "key": s.key, "file": s.file, "reason": s.reason} for s in self.skipped
             ],
             "flagged": self.flagged,
+            # Sizes only (the snippets themselves are in probes.json): characters of a text, count of a list.
+            **({"probes": {cid: _probe_sizes(probe) for cid, probe in self.probes.items()}} if self.probes else {}),
         }
 
     def summary(self, max_reasons: int = 3) -> str:
@@ -82,3 +84,14 @@ class ImportReport:
         lines.append(f"suite {self.suite_id} written to {self.output} (details in {self.output / REPORT_NAME})")
         lines.append(f"run it: pytest -n auto --suite={self.output}")
         return "\n".join(lines)
+
+
+def _probe_sizes(probe: dict[str, object]) -> dict[str, int]:
+    """``{"comments": {"chars": 812, ...}}`` → ``{"comments_chars": 812}``; ``{"without": [a, b]}`` → ``{"without": 2}``."""
+    sizes: dict[str, int] = {}
+    for name, value in probe.items():
+        if isinstance(value, dict) and isinstance(value.get("chars"), int):
+            sizes[f"{name}_chars"] = value["chars"]
+        elif isinstance(value, list):
+            sizes[name] = len(value)
+    return sizes
