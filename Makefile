@@ -23,7 +23,7 @@ endif
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[dev,engines]'
+	$(PY) -m pip install --quiet -e '.[dev,engines,sdk-check]'
 	touch $(STAMP)
 
 setup: $(STAMP)

@@ -69,7 +69,8 @@ def assess_call(result: ProviderResult) -> CallAssessment:
     """Classify one provider call (SPEC §3.1). Pure; never raises.
 
     In order: an operator setup problem (error type auth/quota/rate_limited/missing_credentials/
-    infrastructure/replay_unreachable, or service API status 401/403/402/429) → ``UNRESOLVABLE``; a known non-2xx
+    infrastructure/replay_unreachable, or service API status 401/403/402/429 unless the adapter called it a
+    ``service_error``) → ``UNRESOLVABLE``; a known non-2xx
     ``metadata.upstream_status`` → ``FAIL`` ``upstream_status`` (the content is kept for diagnostics);
     any other error type or ``success=False`` → ``FAIL`` with that error type; a non-2xx service API
     status → ``FAIL`` (``service_error`` for 5xx, else ``api_status``); empty or whitespace-only
@@ -77,7 +78,9 @@ def assess_call(result: ProviderResult) -> CallAssessment:
     """
     meta = result.metadata
     error = result.error_type.value if result.error_type is not None else None
-    setup = error if error in _SETUP_ADVICE else _SETUP_API_STATUS.get(meta.api_http_status or 0)
+    setup = error if error in _SETUP_ADVICE else None
+    if setup is None and error != ErrorType.SERVICE_ERROR.value:  # an adapter's service_error is the service's own
+        setup = _SETUP_API_STATUS.get(meta.api_http_status or 0)  # (Firecrawl's 403 "website not supported")
     if setup is not None:
         api = f" (service API answered {meta.api_http_status})" if meta.api_http_status else ""
         return CallAssessment(

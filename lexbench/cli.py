@@ -42,6 +42,29 @@ def _suite_pins(root: Path | None, cohort_path: Path) -> dict[str, str]:
     return pins
 
 
+def _serve_replay(args: argparse.Namespace) -> int:
+    from lexbench.dataset.suite import load_suite
+    from lexbench.replay import ReplayServer
+
+    suite = load_suite(args.suite)
+    captures = {c.id: (suite.captures[c.id], c.capture.content_type) for c in suite.cases}
+    try:
+        server = ReplayServer(captures, host=args.host, port=args.port).start()
+    except OSError as exc:
+        print(f"lexbench serve-replay: error: cannot listen on {args.host}:{args.port}: {exc}", file=sys.stderr)
+        return 2
+    print(f"serving {len(captures)} frozen pages of suite {suite.id} at {server.base_url} (Ctrl-C stops); "
+          "expose it publicly, then run pytest with --replay-public-url=<its public URL>", flush=True)
+    try:
+        while server.running:
+            time.sleep(1)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.stop()
+    return 0
+
+
 def _suite_arg(root: Path) -> str:
     from lexbench.dataset.suite import is_committed
 
@@ -222,6 +245,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--source", required=True, help="the input directory: dataset.json and (by default) evidence/")
     p.add_argument("--evidence-home", default=None, help="where the evidence files are (default: SOURCE/evidence)")
     p.set_defaults(handler=_verify_inputs)
+
+    p = verbs.add_parser("serve-replay", help="serve a suite's frozen pages where hosted services can fetch them "
+                                              "(with pytest --replay-public-url)")
+    p.add_argument("--suite", default="demo", help="suite name under cases/ or suite directory (default: demo)")
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1; a tunnel exposes it)")
+    p.add_argument("--port", type=int, default=8765, help="port to listen on (default: 8765)")
+    p.set_defaults(handler=_serve_replay)
 
     p = verbs.add_parser("export-schemas", help="write the JSON Schemas of rules.json and cohort.json (schemas/)")
     p.add_argument("--output-dir", default=None, help="directory for the schema files (default: the repository's schemas/)")

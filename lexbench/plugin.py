@@ -44,7 +44,7 @@ from lexbench.record import (
     RESULTS_NAME, RunIdentity, RunRecorder, RunRow, canonical_sha256, checked_rows, count_tokens, environment, item_id,
     load_rows, resume_plan, save_response, utc_now, write_manifest,
 )
-from lexbench.replay import ReplayServer
+from lexbench.replay import ReplayServer, new_run_prefix, public_url_for, served_fetches_url
 from lexbench.report import render_terminal, write_reports
 from lexbench.shard import Shard
 from lexbench.verdict import Outcome, Verdict
@@ -78,6 +78,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="extra attempts after a failed provider call (default: 1)")
     group.addoption("--live", action="store_true",
                     help="fetch the cases' original URLs instead of the loopback replay server (needs internet)")
+    group.addoption("--replay-public-url", default=None, metavar="URL",
+                    help="in replay mode, hand hosted providers the frozen pages at URL, where `lexbench serve-replay` "
+                         "is exposed (a public host or tunnel); its served-fetch log is kept in the run directory")
     group.addoption("--resume", default=None, metavar="RUN_DIR",
                     help="continue the run in RUN_DIR: run only the items without a recorded result, with the same "
                          "suite, providers and settings; give it as --resume=RUN_DIR")
@@ -115,6 +118,7 @@ class BenchState:
     dataset_sha256: str | None = None
     manifest: dict = field(default_factory=dict)
     worker_cpus: list[int] | None = None  # controller: the CPU of each xdist worker, by index (None: not pinned)
+    replay_prefix: str = ""  # this run's unguessable path prefix under --replay-public-url (one for all workers)
 
     @property
     def is_worker(self) -> bool:
@@ -165,16 +169,28 @@ class BenchState:
             ).start()
         return self.replay
 
+    @property
+    def public_replay(self) -> str | None:
+        """``--replay-public-url`` in replay mode, else ``None``."""
+        return None if self.live else self.config.getoption("replay_public_url")
+
     def target_url(self, case: Case) -> str:
         if self.live:
             return case.url
         return self._replay().url_for(case.id)
 
+    def public_target_url(self, case: Case, provider: str) -> str | None:
+        """The frozen page's URL under ``--replay-public-url`` for a hosted ``provider``, else ``None``."""
+        if not self.public_replay or self.provider_type(provider).reaches_loopback:
+            return None
+        return public_url_for(self.public_replay, self.replay_prefix, provider, case.id)
+
     def cannot_reach_replay(self, name: str) -> bool:
-        """Whether provider ``name`` is a hosted service in replay mode: it cannot fetch the loopback
-        replay server, so its items are never called (and it is never built)."""
+        """Whether provider ``name`` is a hosted service in replay mode without ``--replay-public-url``: it
+        cannot fetch the loopback replay server, so its items are never called (and it is never built)."""
         provider_type = self.provider_type(name)
-        return provider_type.needs_network and not provider_type.reaches_loopback and not self.live
+        return (provider_type.needs_network and not provider_type.reaches_loopback and not self.live
+                and not self.public_replay)
 
     def replay_down(self, *, probe: bool) -> str | None:
         """Why the replay server cannot serve pages now (replay mode, once started), else ``None``:
@@ -245,6 +261,7 @@ def pytest_configure(config: pytest.Config) -> None:
         state.completed = frozenset(workerinput.get("lexbench_completed", ()))
         state.dataset_sha256 = workerinput.get("lexbench_dataset_sha256")
         state.configuration_sha256 = workerinput.get("lexbench_configuration_sha256")
+        state.replay_prefix = workerinput.get("lexbench_replay_prefix", "")
         cpu = workerinput.get("lexbench_cpu")
         if cpu is not None:
             try:
@@ -254,6 +271,11 @@ def pytest_configure(config: pytest.Config) -> None:
         return
     if not _benchmark_requested(config):
         return
+    state.replay_prefix = new_run_prefix()
+    public = urlsplit(config.getoption("replay_public_url") or "http://unset")
+    if public.scheme not in ("http", "https") or not public.netloc:
+        raise pytest.UsageError("--replay-public-url: must be an http(s) URL where `lexbench serve-replay` is "
+                                f"reachable, got {config.getoption('replay_public_url')!r}")
     try:
         suite = state.get_suite()
     except LexbenchError as exc:
@@ -419,6 +441,7 @@ def pytest_configure_node(node) -> None:  # type: ignore[no-untyped-def]
     node.workerinput["lexbench_completed"] = sorted(state.completed)
     node.workerinput["lexbench_dataset_sha256"] = state.dataset_sha256
     node.workerinput["lexbench_configuration_sha256"] = state.configuration_sha256
+    node.workerinput["lexbench_replay_prefix"] = state.replay_prefix
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
@@ -563,7 +586,8 @@ class CaseItem(pytest.Item):
         if down:
             return ProviderResult.failure(ErrorType.INFRASTRUCTURE, f"{down}; {self.provider_name} was not called")
         try:
-            url = state.target_url(self.case) if provider_type.needs_network else self.case.url
+            url = self.case.url if not provider_type.needs_network else (
+                state.public_target_url(self.case, self.provider_name) or state.target_url(self.case))
             provider = state.get_provider(self.provider_name)
         except OSError as exc:
             return ProviderResult.failure(ErrorType.INFRASTRUCTURE, f"the replay server could not start: {exc}")
@@ -773,3 +797,22 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         state.replay.stop()
     if state.recorder is not None:
         state.recorder.close()
+    if state.public_replay and state.run_dir is not None and not state.is_worker and state.replay_prefix:
+        _keep_served_fetches(state)
+
+
+def _keep_served_fetches(state: BenchState) -> None:
+    """Add this run's served-fetch log from the public replay server to the run directory's
+    ``served-fetches.jsonl`` (issue 21). A log that cannot be read is reported on stderr, not fatal: the
+    items are already recorded."""
+    import httpx
+
+    url = served_fetches_url(str(state.public_replay), state.replay_prefix)
+    try:
+        response = httpx.get(url, timeout=30)
+        response.raise_for_status()
+    except httpx.HTTPError as exc:
+        print(f"lexbench: the served-fetch log could not be read from {url}: {exc}", file=sys.stderr)
+        return
+    with (state.run_dir / "served-fetches.jsonl").open("ab") as log:  # a resumed run adds its own prefix's lines
+        log.write(response.content)

@@ -4,15 +4,31 @@ Providers fetch ``http://127.0.0.1:<port>/replay/<case-id>`` while the case keep
 for identity. Each capture is served byte for byte with the content type (and charset) its rule
 declares. One server runs per pytest process (the controller with ``-n 0``, each xdist worker
 otherwise), on port 0 so parallel sessions never collide.
+
+Hosted services on frozen pages (issue 21): ``lexbench serve-replay`` runs the same server on a host and
+port the operator exposes (a public host or a tunnel), and a run with ``--replay-public-url=URL`` hands
+each hosted provider ``URL/<run prefix>/<provider>/replay/<case-id>``. The run prefix is unguessable and
+new per run (a service's cache cannot answer from an earlier run); the provider segment says whose fetcher
+asked. Every fetch served under a run prefix is logged (time, case, provider, user agent, status) and
+``GET /<run prefix>/served-fetches`` answers that run's log as JSON lines, which the run keeps as
+``served-fetches.jsonl``: evidence that the service really fetched the frozen page.
 """
 
 from __future__ import annotations
 
+import json
+import re
+import secrets
 import threading
+import time
 from collections.abc import Mapping
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 REPLAY_PREFIX = "/replay/"
+SERVED_FETCHES = "served-fetches"
+"""The route (under a run prefix) answering that run's served-fetch log, and the run directory's file stem."""
+_RUN_PATH = re.compile(r"/(?P<prefix>run-[A-Za-z0-9_-]{16,})/(?:(?P<provider>[^/]+)/replay/(?P<case>.+)"
+                       rf"|(?P<log>{SERVED_FETCHES}))")
 SHUTDOWN_POLL_S = 0.05
 """How often the server loop checks for shutdown (seconds); stopping waits for one check."""
 
@@ -21,12 +37,16 @@ class ReplayServer:
     """A threaded HTTP server on 127.0.0.1 serving ``captures`` = {case id: (bytes, content type)}.
 
     Use as a context manager or call :meth:`start` / :meth:`stop`. ``requests`` counts hits per case id
-    (a provider that never asked for the page is visible in tests).
+    (a provider that never asked for the page is visible in tests). ``host`` and ``port`` (default
+    127.0.0.1, any free port) are where it listens; ``served`` is the log of fetches under a run prefix
+    (see the module docstring), each ``{time, prefix, provider, case, user_agent, status}``.
     """
 
-    def __init__(self, captures: Mapping[str, tuple[bytes, str]]) -> None:
+    def __init__(self, captures: Mapping[str, tuple[bytes, str]], host: str = "127.0.0.1", port: int = 0) -> None:
         self._captures = dict(captures)
+        self._address = (host, port)
         self.requests: dict[str, int] = {}
+        self.served: list[dict[str, object]] = []
         self._lock = threading.Lock()
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
@@ -62,14 +82,24 @@ class ReplayServer:
 
             def _serve(self, body: bool) -> None:
                 path = self.path.split("?", 1)[0]
-                case_id = path[len(REPLAY_PREFIX) :] if path.startswith(REPLAY_PREFIX) else None
+                run = _RUN_PATH.fullmatch(path)
+                case_id = path[len(REPLAY_PREFIX) :] if path.startswith(REPLAY_PREFIX) else run and run["case"]
                 entry = server._captures.get(case_id) if case_id else None
-                if entry is None:
+                if run and run["log"]:
+                    data, status = server.served_log(run["prefix"]).encode("utf-8"), 200
+                    content_type = "application/x-ndjson"
+                elif entry is None:
                     data, status, content_type = b"not a replayed case\n", 404, "text/plain; charset=utf-8"
                 else:
                     (data, content_type), status = entry, 200
                     with server._lock:
                         server.requests[case_id] = server.requests.get(case_id, 0) + 1
+                if run and not run["log"]:
+                    with server._lock:
+                        server.served.append({"time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                                              "prefix": run["prefix"], "provider": run["provider"], "case": case_id,
+                                              "method": self.command, "user_agent": self.headers.get("User-Agent"),
+                                              "status": status})
                 self.send_response(status)
                 self.send_header("Content-Type", content_type)
                 self.send_header("Content-Length", str(len(data)))
@@ -80,13 +110,18 @@ class ReplayServer:
             def log_message(self, format: str, *args: object) -> None:
                 pass  # quiet: pytest output is for verdicts
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server = ThreadingHTTPServer(self._address, Handler)
         self._server.daemon_threads = True
         # shutdown() waits for the loop's next poll: at the default 0.5 s, every process paid ~0.5 s at its end.
         self._thread = threading.Thread(target=self._server.serve_forever, args=(SHUTDOWN_POLL_S,),
                                         name="lexbench-replay", daemon=True)
         self._thread.start()
         return self
+
+    def served_log(self, prefix: str) -> str:
+        """The fetches served under run ``prefix``, one JSON object a line (empty when none)."""
+        with self._lock:
+            return "".join(json.dumps(entry) + "\n" for entry in self.served if entry["prefix"] == prefix)
 
     def answering(self, timeout_s: float = 2.0) -> bool:
         """Whether the server is running and answers an HTTP request within ``timeout_s`` seconds."""
@@ -116,3 +151,18 @@ class ReplayServer:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+def new_run_prefix() -> str:
+    """An unguessable path segment for one run's public replay URLs (``run-`` and 24 URL-safe characters)."""
+    return f"run-{secrets.token_urlsafe(18)}"
+
+
+def public_url_for(base_url: str, prefix: str, provider: str, case_id: str) -> str:
+    """The URL a hosted ``provider`` is handed for ``case_id`` under a public replay base and run prefix."""
+    return f"{base_url.rstrip('/')}/{prefix}/{provider}/replay/{case_id}"
+
+
+def served_fetches_url(base_url: str, prefix: str) -> str:
+    """Where a public replay server answers the served-fetch log of run ``prefix``."""
+    return f"{base_url.rstrip('/')}/{prefix}/{SERVED_FETCHES}"

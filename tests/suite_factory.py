@@ -9,6 +9,7 @@ from pathlib import Path
 
 from lexbench.dataset.cohort import initial_cohort
 from lexbench.dataset.compile import bind_reference, dump_json, load_rules, sha256_bytes
+from lexbench.dataset.endings import choose_ending
 from lexbench.dataset.suite import build_suite
 
 PAGE = """<!doctype html>
@@ -62,7 +63,7 @@ def write_suite(root: Path, articles: list[dict], *, suite_id: str = "tiny", reg
             "title": article["title"], "title_basis": "observed",
             "body": {"contract_version": 4, "segmentation_version": 3,
                      "reference": json.loads(bind_reference(reference, reference_path).model_dump_json()),
-                     "reference_scope": {"kind": "complete", "end": paragraphs[-1]},
+                     "reference_scope": {"kind": "complete", "end": choose_ending(paragraphs).text},
                      "regions": regions},
             "stable_text_review_defaults": {"basis": "site chrome on every page", "observed": "2026-11-29"},
             "stable_groups": [{"id": "nav", "region": "navigation", "phrases": ["World news", "Science desk"],

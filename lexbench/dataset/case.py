@@ -37,6 +37,9 @@ CASE_ID_PATTERN = r"^[a-z][a-z0-9]*(?:-[a-z0-9]+)*-\d{3}-[a-z]{2,3}(?:-[a-z0-9]+
 SHA256_PATTERN = r"^[0-9a-f]{64}$"
 FRAGMENT_CHARS = 6
 """Length of a body fragment in normalised characters (SPEC §3.4)."""
+MIN_ENDING_FRAGMENTS = 10
+"""A reviewed ending (``reference_scope.end``) yields at least this many fragments (SPEC §2): a
+shorter one can be met by a few characters that also occur earlier in the article."""
 MAX_REGIONS = 5
 """Segmentation v3 allows at most five regions (SPEC §2)."""
 COVERAGE_THRESHOLD = 0.8

@@ -14,7 +14,7 @@ from pydantic import ValidationError
 
 from typing import TYPE_CHECKING
 
-from lexbench.dataset.case import Case, CaseRule, Dataset, ReferenceBinding, Rules
+from lexbench.dataset.case import MIN_ENDING_FRAGMENTS, Case, CaseRule, Dataset, ReferenceBinding, ReviewStatus, Rules
 from lexbench.errors import EvidenceError, RulesError
 from lexbench.jsonfile import InvalidJson, read_json
 
@@ -88,11 +88,13 @@ def read_evidence(evidence_home: Path, rel_path: str, sha256: str, *, case_id: s
     return data
 
 
-def compile_case(rule: CaseRule, evidence_home: Path) -> Case:
+def compile_case(rule: CaseRule, evidence_home: Path, *, reviewed: bool = False) -> Case:
     """Verify one rule against the evidence home and return the compiled :class:`Case`.
 
     Checks the capture's and the reference's sha256, the reference's UTF-8 decoding, character count,
-    opening, ending and region line ranges. Raises :class:`EvidenceError` or :class:`RulesError`.
+    opening, ending and region line ranges; a ``reviewed`` suite's ending must also yield at least
+    :data:`~lexbench.dataset.case.MIN_ENDING_FRAGMENTS` fragments. Raises :class:`EvidenceError` or
+    :class:`RulesError`.
     """
     read_evidence(evidence_home, rule.capture.path, rule.capture.sha256, case_id=rule.id)
     reference_text = None
@@ -112,18 +114,20 @@ def compile_case(rule: CaseRule, evidence_home: Path) -> Case:
             raise EvidenceError(f"case {rule.id}: reference {binding.path} does not start with the bound opening")
         if not reference_text.endswith(binding.ending):
             raise EvidenceError(f"case {rule.id}: reference {binding.path} does not end with the bound ending")
-        check_segmentation(rule, reference_text)
+        check_segmentation(rule, reference_text, reviewed=reviewed)
     try:
         return Case(**rule.model_dump(), reference_text=reference_text)
     except ValidationError as exc:
         raise RulesError(describe_validation_error(exc, case_id=rule.id)) from None
 
 
-def check_segmentation(rule: CaseRule, reference_text: str) -> None:
+def check_segmentation(rule: CaseRule, reference_text: str, *, reviewed: bool = False) -> None:
     """Check what only the reference text can tell (SPEC §2): every region yields at least one
-    6-character fragment, and the reviewed ending yields one and occurs in the reference.
+    6-character fragment, and the ending yields one (at least :data:`MIN_ENDING_FRAGMENTS` in a
+    ``reviewed`` suite, where it is the reviewed ending passage) and occurs in the reference.
 
-    Raises :class:`RulesError` naming the case and the region.
+    Raises :class:`RulesError` naming the case and the region, or the case and the ending's
+    fragment count.
     """
     from lexbench.scoring.normalise import fragments, normalise
 
@@ -146,6 +150,12 @@ def check_segmentation(rule: CaseRule, reference_text: str) -> None:
         raise RulesError(f"case {rule.id}: reference_scope.end {end!r} is too short to yield a 6-character fragment")
     if normalise(end) not in normalise(reference_text):
         raise RulesError(f"case {rule.id}: reference_scope.end is not part of the reference body")
+    if reviewed and len(fragments(end)) < MIN_ENDING_FRAGMENTS:
+        raise RulesError(
+            f"case {rule.id}: reference_scope.end yields {len(fragments(end))} fragments; a reviewed ending needs at "
+            f"least {MIN_ENDING_FRAGMENTS} (SPEC §2), or a few characters that also occur earlier could meet it. "
+            "Extend it backwards over whole lines of the article's own prose"
+        )
 
 
 def compile_dataset(rules: Rules, evidence_home: Path, cohort: Cohort) -> Dataset:
@@ -155,6 +165,7 @@ def compile_dataset(rules: Rules, evidence_home: Path, cohort: Cohort) -> Datase
     revision (missing, reordered or unresolved rules raise :class:`RulesError` listing each one), then
     verifies every case against ``evidence_home`` with :func:`compile_case`. Any failing case stops
     compilation: no partial suite is ever returned. A hash bound in the wrong case is named as such.
+    A ``reviewed`` suite's endings must each yield at least ten fragments; an imported one's need one.
     Reads evidence files only; never downloads.
     """
     from lexbench.dataset.cohort import check_inventory
@@ -163,7 +174,7 @@ def compile_dataset(rules: Rules, evidence_home: Path, cohort: Cohort) -> Datase
     cases = []
     for rule in rules.cases:
         try:
-            cases.append(compile_case(rule, evidence_home))
+            cases.append(compile_case(rule, evidence_home, reviewed=rules.suite.review_status is ReviewStatus.REVIEWED))
         except EvidenceMismatch as exc:
             raise EvidenceMismatch(
                 str(exc) + _wrong_case_hint(exc, rules), case_id=exc.case_id, path=exc.path, rel_path=exc.rel_path,

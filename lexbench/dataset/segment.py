@@ -119,21 +119,3 @@ def auto_regions(lines: list[str], max_regions: int = MAX_REGIONS) -> list[Regio
         Region(label=_label(index, start + 1, end), first_line=start + 1, last_line=end)
         for index, (start, end) in enumerate(spans, start=1)
     ]
-
-
-def ending_passage(lines: list[str]) -> str:
-    """The reviewed-ending stand-in for an imported reference (``reference_scope.end``).
-
-    Returns the last line that has at least :data:`FRAGMENT_CHARS` normalised characters. When no
-    single line is that long (a reference of very short lines), the trailing lines are joined with
-    spaces until they are. Raises :class:`CorpusImportError` when the whole reference has no fragment.
-    """
-    for line in reversed(lines):
-        if normalised_length(line) >= FRAGMENT_CHARS:
-            return line
-    _check_has_fragment([normalised_length(line) for line in lines])
-    for start in range(len(lines) - 1, -1, -1):
-        tail = " ".join(lines[start:])
-        if normalised_length(tail) >= FRAGMENT_CHARS:
-            return tail
-    raise AssertionError("unreachable: the reference has a fragment")  # pragma: no cover

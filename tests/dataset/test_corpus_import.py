@@ -13,6 +13,7 @@ import pytest
 from lexbench.cli import main as cli_main
 from lexbench.dataset.case import ReviewStatus, TitleBasis
 from lexbench.dataset.compile import load_rules
+from lexbench.dataset.endings import SHORT_REFERENCE_FLAG
 from lexbench.dataset.importers import claim_case_id, import_corpus, known_formats
 from lexbench.dataset.importers.common import (
     IndexRow,
@@ -136,7 +137,8 @@ def test_aeb_import_writes_a_loadable_unreviewed_suite(tmp_path):
     assert case.stable_groups == [] and case.page_identity == []
     assert case.body.contract_version == 4 and case.body.segmentation_version == 3
     assert case.body.reference_scope.kind == "complete"
-    assert case.body.reference_scope.end == "The end of it all."
+    # The last line yields 2 fragments: the ending grows backwards over whole lines to reach 10.
+    assert case.body.reference_scope.end == case.reference_text
     assert case.reference_text == (
         "First paragraph of the article with enough words.\nSecond paragraph continues the story.\nThe end of it all."
     )
@@ -155,7 +157,8 @@ def test_rules_and_report_use_the_project_json_format(tmp_path):
     assert load_rules(out / "rules.json").suite.revision == 1
     report = json.loads((out / "import-report.json").read_text(encoding="utf-8"))
     assert report["format"] == "scrapinghub-aeb"
-    assert report["counts"] == {"imported": 1, "skipped": 0, "flagged": 0, "flags": {}}
+    # Seven fragments in all: the whole reference is the ending, and the report says so.
+    assert report["counts"] == {"imported": 1, "skipped": 0, "flagged": 1, "flags": {SHORT_REFERENCE_FLAG: 1}}
     assert any("title not scored" in note for note in report["notes"])
 
 

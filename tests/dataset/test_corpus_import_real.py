@@ -5,8 +5,9 @@ from pathlib import Path
 
 import pytest
 
-from lexbench.dataset.case import CASE_ID_PATTERN, FRAGMENT_CHARS, MAX_REGIONS, ReviewStatus
+from lexbench.dataset.case import CASE_ID_PATTERN, FRAGMENT_CHARS, MAX_REGIONS, MIN_ENDING_FRAGMENTS, ReviewStatus
 from lexbench.dataset.compile import sha256_bytes
+from lexbench.dataset.endings import SHORT_REFERENCE_FLAG
 from lexbench.dataset.importers import import_corpus
 from lexbench.dataset.importers.html_text import visible_text
 from lexbench.dataset.segment import normalise
@@ -62,7 +63,9 @@ def test_first_pages_import_and_load_back(tmp_path, corpus_format):
         for region_text in case.region_texts():
             assert len(normalise(region_text)) >= FRAGMENT_CHARS
         end = body.reference_scope.end
-        assert len(normalise(end)) >= FRAGMENT_CHARS and end in lines
+        assert f"\n{end}\n" in f"\n{text}\n", "the ending is whole consecutive lines of the reference"
+        assert len(normalise(end)) // FRAGMENT_CHARS >= MIN_ENDING_FRAGMENTS or (
+            end == text and SHORT_REFERENCE_FLAG in case.flags)
 
         charset = case.capture.content_type.split("charset=", 1)[1]
         page_text = normalise(visible_text(suite.captures[case.id], charset))

@@ -73,7 +73,7 @@ def test_catalog_follows_the_documented_format():
     assert data == (json.dumps(catalog, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
     assert "青禾日报".encode() in data
     assert list(catalog) == ["schema_version", "kind", "id", "name", "case_count", "dataset", "dataset_sha256", "cases"]
-    assert (catalog["schema_version"], catalog["kind"], catalog["id"]) == (1, "frozen_dataset_catalog", "demo-v2")
+    assert (catalog["schema_version"], catalog["kind"], catalog["id"]) == (1, "frozen_dataset_catalog", "demo-v3")
     assert (catalog["name"], catalog["case_count"]) == ("lexbench demo suite", 15)
     assert (catalog["dataset"], catalog["dataset_sha256"]) == ("dataset.json", hashlib.sha256(dataset_bytes).hexdigest())
     for entry, case in zip(catalog["cases"], dataset["cases"], strict=True):
@@ -102,13 +102,13 @@ def test_source_inputs_and_registry_bind_the_final_bytes():
     dataset_hash = sha256_bytes((DEMO / "dataset.json").read_bytes())
     inputs = read_json(DEMO / "source-inputs.json")
     assert inputs == {
-        "schema_version": 2, "kind": "frozen_reference_inputs", "id": f"demo-v2-{dataset_hash[:12]}",
+        "schema_version": 2, "kind": "frozen_reference_inputs", "id": f"demo-v3-{dataset_hash[:12]}",
         "catalog": "dataset-catalog.json", "catalog_sha256": sha256_bytes((DEMO / "dataset-catalog.json").read_bytes()),
         "dataset": "dataset.json", "dataset_sha256": dataset_hash, "files": {"dataset.json": dataset_hash}, "trees": {},
     }
     entry = read_json(CASES / "registry.json")["suites"]["demo"]
     assert entry == {
-        "dataset_id": "demo-v2", "case_count": 15,
+        "dataset_id": "demo-v3", "case_count": 15,
         "files": {name: sha256_bytes((DEMO / name).read_bytes()) for name in ("tasks.json", "dataset-catalog.json",
                                                                                "source-inputs.json")},
         "directory": "demo",

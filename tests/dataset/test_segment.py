@@ -4,8 +4,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lexbench.dataset.case import FRAGMENT_CHARS, MAX_REGIONS
-from lexbench.dataset.segment import auto_regions, ending_passage, normalise, normalised_length, split_paragraphs
+from lexbench.dataset.case import FRAGMENT_CHARS, MAX_REGIONS, MIN_ENDING_FRAGMENTS
+from lexbench.dataset.endings import choose_ending
+from lexbench.dataset.segment import auto_regions, normalise, normalised_length, split_paragraphs
 from lexbench.errors import CorpusImportError
 
 
@@ -73,16 +74,7 @@ def test_reference_without_a_fragment_is_rejected():
     with pytest.raises(CorpusImportError, match="at least 6"):
         auto_regions(["— • —", "abc", "!!"])
     with pytest.raises(CorpusImportError, match="at least 6"):
-        ending_passage(["abc", "de"])
-
-
-def test_ending_passage_is_the_last_line_with_a_fragment():
-    assert ending_passage(["Opening paragraph here.", "The real ending line.", "Share", "—"]) == "The real ending line."
-
-
-def test_ending_passage_joins_short_trailing_lines_when_no_line_is_long_enough():
-    assert ending_passage(["abc", "def", "gh"]) == "abc def gh"
-    assert normalised_length(ending_passage(["abcd", "efg"])) >= FRAGMENT_CHARS
+        choose_ending(["abc", "de"])
 
 
 @settings(max_examples=200, deadline=None)
@@ -94,4 +86,7 @@ def test_regions_always_cover_every_line_contiguously(lines):
             auto_regions(lines)
         return
     _check_regions(lines, auto_regions(lines))
-    assert normalised_length(ending_passage(lines)) >= FRAGMENT_CHARS
+    ending = choose_ending(lines)
+    assert f"\n{ending.text}\n" in "\n" + "\n".join(lines) + "\n"  # whole lines, an exact passage
+    total = sum(normalised_length(line) for line in lines) // FRAGMENT_CHARS
+    assert ending.fragments == normalised_length(ending.text) // FRAGMENT_CHARS >= min(MIN_ENDING_FRAGMENTS, total)

@@ -12,6 +12,12 @@ segment:
     empty          the success shape with empty content
     slow           the success answer, sent after :data:`SLOW_S` seconds
 
+With ``fetch`` the fake behaves like the real service on frozen pages (issue 21): it fetches the URL it
+is given itself (user agent ``<type>-fetcher/1.0``) and converts the page as the service would (HTML for
+Zyte, Markdown by the ``http-markdownify`` conversion otherwise); a target that answers non-2xx is the
+service's target-404 answer, one it cannot reach its service error. ``fetch="refuse"`` never fetches and
+answers the service error (a service whose fetcher cannot reach the host).
+
 A request on another route gets 404 ``no such route``; a request without the credential gets the
 service's 401. Every request is recorded in ``server.requests`` (method, path, query, headers, json,
 target, key). With ``echo_key`` every page and error body repeats the credential (raw, base64 and
@@ -22,6 +28,8 @@ from __future__ import annotations
 
 import base64
 import json
+import urllib.error
+import urllib.request
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
@@ -114,6 +122,8 @@ class BrightData(FakeService):
             # the usage limit's code is documented, the status it comes with is not
             "usage-limit": lambda r: Reply(403, "usage limit reached", "text/plain", {
                 "x-brd-error": "Account usage limit reached", "x-brd-error-code": "client_10100"}),
+            "err-msg": lambda r: Reply(200, b"", "text/plain", {  # serp/base.py:305-308 reads x-brd-err-msg
+                "x-brd-err-msg": "Target site did not answer", "x-brd-err-code": "target_40001"}),
             "reject-block": lambda r: Reply(502, "", "text/plain", {
                 "x-brd-error": "reject_block: the target blocked every attempt", "x-brd-err-code": "reject_block"}),
         }
@@ -143,38 +153,6 @@ class BrightData(FakeService):
         return self._page(request, "", 200)
 
 
-class BrowserUse(FakeService):
-    type_name, path = "browser-use-fetch", "/api/v2/fetch"
-
-    def credential(self, request):
-        return request.headers.get("x-browser-use-api-key")
-
-    def base_url(self, server):
-        return server.url("/api/v2")
-
-    def _page(self, request, page, status):
-        url = self.target(request)
-        return Reply(200, {"id": "bu-req-1", "url": url, "title": "Fetched", "markdown": page, "statusCode": status})
-
-    def success(self, request, page):
-        return self._page(request, page, 200)
-
-    def target_404(self, request):
-        return self._page(request, NOT_FOUND_MD, 404)
-
-    def service_error(self, request):
-        return Reply(500, {"detail": "browser session crashed"})
-
-    def auth(self, key):
-        return Reply(401, {"detail": f"Invalid API key {key}"})
-
-    def limit(self, request):
-        return Reply(429, {"detail": "Too many concurrent sessions"})
-
-    def empty(self, request):
-        return self._page(request, "", 200)
-
-
 class Browserbase(FakeService):
     type_name, path = "browserbase-fetch", "/v1/fetch"
 
@@ -187,7 +165,8 @@ class Browserbase(FakeService):
                            "content": content, "contentType": "text/markdown", "encoding": encoding})
 
     def success(self, request, page):
-        return self._page(page, 200, "base64" if self.target(request).endswith("/base64") else "utf-8")
+        last = self.target(request).rsplit("/", 1)[-1]
+        return self._page(page, 200, last if last in ("base64", "UTF-8", "iso-8859-1") else "utf-8")
 
     def target_404(self, request):
         return self._page(NOT_FOUND_MD, 404)
@@ -295,8 +274,28 @@ class Firecrawl(FakeService):
     type_name, path = "firecrawl", "/v2/scrape"
 
     def __init__(self) -> None:
-        self.extra_scenarios = {"scrape-timeout": lambda r: Reply(408, {
-            "success": False, "code": "SCRAPE_TIMEOUT", "error": "the scrape timed out"})}
+        self.resumed: dict[str, int] = {}
+        self.extra_scenarios = {
+            "scrape-timeout": lambda r: Reply(408, {"success": False, "code": "SCRAPE_TIMEOUT", "error": "the scrape timed out"}),
+            # the metadata types firecrawl-py accepts (types.py:178-251; its fixture has "statusCode": "200")
+            "client-types": lambda r: self._data(r, "# Fetched\n\nList-typed metadata.", "200", title=["Fetched"],
+                                                 url=[r.json["url"] + "?final"], sourceURL=[r.json["url"]],
+                                                 scrapeId=["fc-scrape-2"], creditsUsed="1"),
+            "client-error-list": lambda r: self._data(r, "", ["404"], error=["Not Found", "gone"]),
+            "not-supported": lambda r: Reply(403, {"success": False, "error": "This website is no longer supported"}),
+            "terms-required": lambda r: Reply(403, {"success": False, "code": "THIRD_PARTY_DATA_TERMS_REQUIRED",
+                                                    "error": "accept the data terms first"}),
+            "processing-continues": self._processing_continues,
+        }
+
+    def _processing_continues(self, request):
+        """408 ``processing_continues`` (auto_resume.py) on the first ask, the finished page on the next."""
+        url = request.json["url"]
+        self.resumed[url] = self.resumed.get(url, 0) + 1
+        if self.resumed[url] == 1:
+            return Reply(408, {"success": False, "code": "SCRAPE_TIMEOUT", "error": "still processing",
+                               "details": {"state": "processing_continues", "retryAfterSeconds": 0}})
+        return self._data(request, "# Fetched\n\nThe finished document.", 200)
 
     def _data(self, request, markdown, status, **extra):
         url = self.target(request)
@@ -354,9 +353,8 @@ class Exa(FakeService):
     def limit(self, request):
         return Reply(429, {"requestId": "exa-req-3", "error": "rate limit exceeded", "tag": "RATE_LIMIT_EXCEEDED"})
 
-    def empty(self, request):
-        url = self.target(request)
-        return self._answer(request, [{"id": url, "url": url, "title": "", "text": ""}], {"status": "success"})
+    def empty(self, request):  # filterEmptyResults (the default) drops the empty page, the status stays success
+        return self._answer(request, [], {"status": "success"})
 
 
 class Tavily(FakeService):
@@ -370,7 +368,7 @@ class Tavily(FakeService):
                            "usage": {"credits": 2}, "request_id": "tav-req-1"})
 
     def success(self, request, page):
-        return self._answer([{"url": self.target(request), "raw_content": page}], [])
+        return self._answer([{"url": self.target(request), "title": "Fetched", "raw_content": page}], [])
 
     def target_404(self, request):  # the target's status is not reported
         return self._answer([], [{"url": self.target(request), "error": "Failed to fetch url"}])
@@ -418,13 +416,15 @@ class Cloudflare(FakeService):
 
 
 class Spider(FakeService):
-    type_name, path = "spider", "/scrape"
+    type_name, path = "spider", "/crawl"
 
     def _page(self, request, content, status, error=None, cost=0.0003):
         url = self.target(request)
-        return Reply(200, [{"url": url, "status": status, "content": content, "error": error,
-                            "costs": {"total_cost": cost}, "duration_elasped_ms": 850,
-                            "metadata": {"title": "Fetched", "final_url": url + "#final"}}])
+        page = {"url": url, "status": status, "content": content, "error": error, "costs": {"total_cost": cost},
+                "duration_elasped_ms": 850}
+        if request.json.get("metadata") is True:  # metadata comes back only when asked (spider_types.py:324)
+            page["metadata"] = {"title": "Fetched", "final_url": url + "#final"}
+        return Reply(200, [page])
 
     def success(self, request, page):
         return self._page(request, page, 200)
@@ -447,9 +447,6 @@ class Spider(FakeService):
 
 class ScrapingBee(FakeService):
     type_name, path, method = "scrapingbee", "/api/v1/", "GET"
-
-    def credential(self, request):
-        return request.query.get("api_key")
 
     def target(self, request):
         return request.query.get("url")
@@ -521,7 +518,7 @@ class Zyte(FakeService):
 
 
 FAKES: dict[str, FakeService] = {fake.type_name: fake for fake in (
-    BrightData(), BrowserUse(), Browserbase(), DeepSeek(), Crawl4aiCloud(), Jina(), Firecrawl(), Exa(), Tavily(),
+    BrightData(), Browserbase(), DeepSeek(), Crawl4aiCloud(), Jina(), Firecrawl(), Exa(), Tavily(),
     Cloudflare(), Spider(), ScrapingBee(), Zyte())}
 """Every fake by the provider type it imitates."""
 
@@ -532,8 +529,28 @@ def default_page(url: str, page_format: str) -> str:
     return f"# Fetched\n\nThe page at {url}."
 
 
-def fake_service(fake: FakeService, pages: Mapping[str, str] | None = None,
-                 echo_key: bool = False) -> Callable[[BaseHTTPRequestHandler, LoopbackServer], None]:
+def fetch_and_convert(fake: FakeService, request: Request, fetch: str) -> Reply:
+    """What a real service does with a URL: fetch it, convert it, answer in its own shape."""
+    url = request.target or ""
+    if fetch == "refuse":
+        return fake.service_error(request)
+    agent = {"User-Agent": f"{fake.type_name}-fetcher/1.0"}
+    try:
+        with urllib.request.urlopen(urllib.request.Request(url, headers=agent), timeout=10) as answer:
+            html = answer.read().decode(answer.headers.get_content_charset() or "utf-8", "replace")
+    except urllib.error.HTTPError:
+        return fake.target_404(request)
+    except OSError:
+        return fake.service_error(request)
+    if fake.page_format == "html":
+        return fake.success(request, html)
+    from lexbench.providers.local import extract
+
+    return fake.success(request, extract("http-markdownify", html, url, {})[0])
+
+
+def fake_service(fake: FakeService, pages: Mapping[str, str] | None = None, echo_key: bool = False,
+                 fetch: str | None = None) -> Callable[[BaseHTTPRequestHandler, LoopbackServer], None]:
     """The handler of a :class:`LoopbackServer` imitating ``fake`` (see the module docstring)."""
     pages = dict(pages or {})
 
@@ -565,6 +582,8 @@ def fake_service(fake: FakeService, pages: Mapping[str, str] | None = None,
             reply = getattr(fake, scenario.replace("-", "_"))(request)
         elif scenario in fake.extra_scenarios:
             reply = fake.extra_scenarios[scenario](request)
+        elif fetch:
+            reply = fetch_and_convert(fake, request, fetch)
         else:
             reply = fake.success(request, pages.get(url) or default_page(url, fake.page_format))
         payload = reply.payload()
@@ -598,6 +617,8 @@ def _with_echo(payload: bytes, reply: Reply, echo: str) -> bytes:
     return json.dumps(body).encode()
 
 
-def serve(type_name: str, pages: Mapping[str, str] | None = None, echo_key: bool = False) -> LoopbackServer:
-    """A loopback server (not started: use it as a context manager) imitating the service of ``type_name``."""
-    return LoopbackServer(fake_service(FAKES[type_name], pages, echo_key))
+def serve(type_name: str, pages: Mapping[str, str] | None = None, echo_key: bool = False,
+          fetch: str | None = None) -> LoopbackServer:
+    """A loopback server (not started: use it as a context manager) imitating the service of ``type_name``
+    (``fetch``: ``"fetch"`` or ``"refuse"``, see the module docstring)."""
+    return LoopbackServer(fake_service(FAKES[type_name], pages, echo_key, fetch))

@@ -35,7 +35,7 @@ from tests.suite_factory import ARTICLES, write_suite
 EXAMPLE = Path(__file__).resolve().parents[2] / "providers" / "providers.example.json"
 DEADLINE_S = 2.0
 E = ErrorType
-TYPES = [cls.type_name for cls in HOSTED_PROVIDER_TYPES]
+TYPES = [cls.type_name for cls in HOSTED_PROVIDER_TYPES if not cls.refused]
 SPECS = {spec.type: spec for spec in reversed(load_config(EXAMPLE).providers)
          if PROVIDER_TYPES[spec.type].family == "hosted" and spec.output_contract == "cleaned"}
 """The example configuration's (first, cleaned) entry for each hosted type."""
@@ -123,7 +123,6 @@ def row(success=(200, None), target_404=(E.UPSTREAM_STATUS, 200, 404), service_e
 EXPECTED: dict[str, dict[str, Expect]] = {
     "brightdata-unlocker": row(success=(200, 200), service_error=(E.SERVICE_ERROR, 200, None),  # x-brd-error in a 200
                                malformed_options={"format": "json"}),
-    "browser-use-fetch": row(success=(200, 200)),
     "browserbase-fetch": row(success=(200, 200), service_error=(E.SERVICE_ERROR, 502, None)),
     "deepseek-fetch": row(target_404=(E.SERVICE_ERROR, 404, None)),  # API 404 "failed to fetch URL"
     "crawl4ai-cloud": row(target_404=(E.SERVICE_ERROR, 200, None)),  # success: false, no target status
@@ -193,8 +192,6 @@ def wire(keys: dict[str, str], url: str) -> dict[str, dict[str, Any]]:
         "brightdata-unlocker": {"method": "POST", "path": "/request", "headers": {B: f"Bearer {k['BRIGHTDATA_API_TOKEN']}"},
                                 "json": {"zone": keys["BRIGHTDATA_UNLOCKER_ZONE"], "url": url, "format": "raw",
                                          "data_format": "markdown", "render": True, "debug": True}},
-        "browser-use-fetch": {"method": "POST", "path": "/api/v2/fetch", "headers": {"x-browser-use-api-key": k["BROWSER_USE_API_KEY"]},
-                              "json": {"url": url, "format": "markdown", "proxyCountryCode": "us"}},
         "browserbase-fetch": {"method": "POST", "path": "/v1/fetch", "headers": {"x-bb-api-key": k["BROWSERBASE_API_KEY"]},
                               "json": {"url": url, "format": "markdown", "proxies": True, "allowRedirects": True,
                                        "allowInsecureSsl": False}},
@@ -209,18 +206,17 @@ def wire(keys: dict[str, str], url: str) -> dict[str, dict[str, Any]]:
         "firecrawl": {"method": "POST", "path": "/v2/scrape", "headers": {B: f"Bearer {k['FIRECRAWL_API_KEY']}"},
                       "json": {"url": url, "formats": ["markdown"], "onlyMainContent": True, "maxAge": 0}},
         "exa-contents": {"method": "POST", "path": "/contents", "headers": {"x-api-key": k["EXA_API_KEY"]},
-                         "json": {"urls": [url], "text": True, "livecrawl": "always"}},
+                         "json": {"urls": [url], "text": True, "maxAgeHours": 0}},  # livecrawl is deprecated
         "tavily-extract": {"method": "POST", "path": "/extract", "headers": {B: f"Bearer {k['TAVILY_API_KEY']}"},
                            "json": {"urls": [url], "extract_depth": "advanced", "format": "markdown",
                                     "include_usage": True}},
         "cloudflare-markdown": {"method": "POST", "headers": {B: f"Bearer {k['CLOUDFLARE_API_TOKEN']}"}, "query": {"cacheTTL": "0"},
                                 "path": f"/client/v4/accounts/{keys['CLOUDFLARE_ACCOUNT_ID']}/browser-rendering/markdown",
                                 "json": {"url": url}},
-        "spider": {"method": "POST", "path": "/scrape", "headers": {B: f"Bearer {k['SPIDER_API_KEY']}"},
-                   "json": {"url": url, "return_format": "markdown", "request": "smart"}},
-        "scrapingbee": {"method": "GET", "path": "/api/v1/", "json": None,
-                        "query": {"api_key": k["SCRAPINGBEE_API_KEY"], "url": url, "return_page_markdown": "true",
-                                  "render_js": "true"}},
+        "spider": {"method": "POST", "path": "/crawl", "headers": {B: f"Bearer {k['SPIDER_API_KEY']}"},
+                   "json": {"url": url, "limit": 1, "return_format": "markdown", "metadata": True, "request": "smart"}},
+        "scrapingbee": {"method": "GET", "path": "/api/v1/", "json": None, "headers": {B: f"Bearer {k['SCRAPINGBEE_API_KEY']}"},
+                        "query": {"url": url, "return_page_markdown": "true", "render_js": "true"}},
         "zyte-api": {"method": "POST", "path": "/v1/extract", "json": {"url": url, "browserHtml": True},
                      "headers": {B: "Basic " + base64.b64encode(f"{k['ZYTE_API_KEY']}:".encode()).decode()}},
     }
@@ -260,7 +256,6 @@ def test_the_guard_still_refuses_loopback_targets(case, page_server):
 
 SUCCESS_FIELDS: dict[str, dict[str, Any]] = {
     "brightdata-unlocker": {"engine": "brightdata-unlocker"},
-    "browser-use-fetch": {"request_id": "bu-req-1", "title": "Fetched", "final_url": "{url}"},
     "browserbase-fetch": {"request_id": "bb-fetch-1"},
     "deepseek-fetch": {"title": "Fetched", "engine": "deepseek-fetch"},
     "crawl4ai-cloud": {"engine": "crawl4ai-cloud/browser", "server_elapsed_s": 1.84, "cost": 2, "cost_unit": "credits",
@@ -274,7 +269,7 @@ SUCCESS_FIELDS: dict[str, dict[str, Any]] = {
     "exa-contents": {"request_id": "exa-req-1", "cost": 0.001, "cost_unit": "usd", "final_url": "{url}",
                      "content_format": None},
     "tavily-extract": {"request_id": "tav-req-1", "server_elapsed_s": 1.25, "cost": 2, "cost_unit": "credits",
-                       "engine": "tavily-extract/advanced", "final_url": "{url}"},
+                       "engine": "tavily-extract/advanced", "final_url": "{url}", "title": "Fetched"},
     "cloudflare-markdown": {"cost": 812, "cost_unit": "browser_ms", "billing": {"browser_ms_used": 812}},
     "spider": {"engine": "spider/smart", "cost": 0.0003, "cost_unit": "usd", "server_elapsed_s": 0.85,
                "final_url": "{url}#final", "title": "Fetched"},
@@ -384,6 +379,99 @@ def test_a_billed_failure_is_retried_and_both_costs_are_kept(case, keys):
     assert result.metadata.cost_total == pytest.approx(0.0002)
 
 
+# --- answers as the official clients shape them (HOSTED_APIS.md, "Checked against the official clients") ---
+
+
+def test_browser_use_is_refused_with_the_reason_instead_of_an_invented_route(case):
+    """No official Browser Use client (browser-use-sdk v2–v4, npm) has a fetch route: a /fetch call would
+    404 on every item and be charged to the provider as fail/api_status."""
+    with pytest.raises(ConfigError, match="refused: Browser Use documents no fetch endpoint.*browsers, sessions"):
+        build_provider("browser-use-fetch")
+
+
+def test_firecrawl_reads_list_and_string_metadata_as_its_client_coerces_them(case, keys):
+    """firecrawl-py types.py:178-251: title/url/sourceURL/scrapeId as lists, statusCode and creditsUsed as
+    strings (its fixture test_metadata_extras.py has "statusCode": "200")."""
+    with serve("firecrawl") as api:
+        good = call(hosted("firecrawl", api), case, "https://tiny.example/client-types")
+        gone = call(hosted("firecrawl", api), case, "https://tiny.example/client-error-list")
+    assert good.success and good.content == "# Fetched\n\nList-typed metadata.", good.error_message
+    assert (good.title, good.final_url) == ("Fetched", "https://tiny.example/client-types?final")
+    assert (good.metadata.upstream_status, good.metadata.request_id, good.metadata.cost) == (200, "fc-scrape-2", 1)
+    assert (gone.error_type, gone.metadata.upstream_status) == (E.EMPTY_CONTENT, 404), gone.error_message
+
+
+@pytest.mark.parametrize(("scenario", "error_type", "outcome"), [
+    ("not-supported", E.SERVICE_ERROR, Outcome.FAIL),  # error_handler.py:184-186 "Website Not Supported"
+    ("terms-required", E.AUTH, Outcome.UNRESOLVABLE)])  # THIRD_PARTY_DATA_TERMS_REQUIRED: the operator's to accept
+def test_firecrawl_403_is_website_not_supported_a_provider_failure(case, keys, scenario, error_type, outcome):
+    with serve("firecrawl") as api:
+        result = call(hosted("firecrawl", api), case, f"https://tiny.example/{scenario}")
+    verdict = evaluate_response(case, result)
+    assert (result.error_type, result.metadata.api_http_status) == (error_type, 403)
+    assert (verdict.outcome, verdict.failure_class) == (outcome, error_type.value)
+
+
+def test_firecrawl_processing_continues_is_waited_for_within_the_deadline(case, keys):
+    """auto_resume.py: a 408 SCRAPE_TIMEOUT with details.state "processing_continues" is sent again after
+    retryAfterSeconds (at least 5 s); without room in the deadline the 408 is the service's failure."""
+    with serve("firecrawl") as api:
+        short = call(hosted("firecrawl", api), case, "https://tiny.example/a/processing-continues")
+        resumed = call(hosted("firecrawl", api), case, "https://tiny.example/b/processing-continues", timeout_s=60)
+    assert (short.error_type, short.metadata.api_http_status) == (E.SERVICE_ERROR, 408)
+    assert resumed.success and resumed.content == "# Fetched\n\nThe finished document.", resumed.error_message
+    assert [r["target"].split("/")[3] for r in api.requests] == ["a", "b", "b"]  # one wait, then the finished page
+    assert resumed.latency_s >= 5.0  # the client's minimum wait, never less
+
+
+def test_exa_asks_for_a_fresh_fetch_with_max_age_hours_not_deprecated_livecrawl(case, keys):
+    """exa-py api.py:3058-3062: livecrawl "does not guarantee freshly fetched content"; maxAgeHours 0 does,
+    and only with it does text.verbosity take effect (api.py:762-768)."""
+    with serve("exa-contents") as api:
+        call(hosted("exa-contents", api, verbosity="full"), case, "https://tiny.example/page")
+    body = api.requests[0]["json"]
+    assert body["maxAgeHours"] == 0 and "livecrawl" not in body and body["text"] == {"verbosity": "full"}
+
+
+def test_exa_results_dropped_as_empty_are_empty_content_not_malformed(case, keys):
+    """filterEmptyResults defaults to true: an empty page is results: [] with statuses[].status "success"."""
+    with serve("exa-contents") as api:
+        result = call(hosted("exa-contents", api), case, "https://tiny.example/empty")
+    assert result.error_type is E.EMPTY_CONTENT and result.metadata.request_id == "exa-req-1"
+
+
+def test_zyte_escapes_the_url_to_rfc_2396_as_its_client_does(case, keys):
+    """zyte-api utils.py:26-47 (safe_url_string): "café one" → "caf%C3%A9%20one"."""
+    with serve("zyte-api") as api:
+        result = call(hosted("zyte-api", api), case, "https://tiny.example/café one?q=ü")
+    assert result.success, result.error_message
+    assert api.requests[0]["json"]["url"] == "https://tiny.example/caf%C3%A9%20one?q=%C3%BC"
+
+
+@pytest.mark.parametrize("encoding", ["UTF-8", "iso-8859-1"])
+def test_browserbase_encoding_is_a_free_charset_name(case, keys, encoding):
+    """browserbase fetch_api_create_response.py: encoding is "the character encoding of the response"."""
+    with serve("browserbase-fetch") as api:
+        result = call(hosted("browserbase-fetch", api), case, f"https://tiny.example/{encoding}")
+    assert result.success and result.content == f"# Fetched\n\nThe page at https://tiny.example/{encoding}."
+
+
+def test_brightdata_err_msg_header_is_the_failure_reason(case, keys):
+    """brightdata-sdk serp/base.py:305-308 reads x-brd-err-code / x-brd-err-msg / x-brd-error."""
+    with serve("brightdata-unlocker") as api:
+        result = call(hosted("brightdata-unlocker", api), case, "https://tiny.example/err-msg")
+    assert result.error_type is E.SERVICE_ERROR and "Target site did not answer" in result.error_message
+
+
+def test_scrapingbee_key_is_a_bearer_header_never_in_the_url(case, keys):
+    """scrapingbee 2.2 client.py:45 sends Authorization: Bearer ("previously the api_key query parameter")."""
+    with serve("scrapingbee") as api:
+        call(hosted("scrapingbee", api), case, "https://tiny.example/page")
+    [request] = api.requests
+    assert request["headers"]["authorization"] == f"Bearer {keys['SCRAPINGBEE_API_KEY']}"
+    assert "api_key" not in request["query"]
+
+
 @pytest.mark.parametrize("type_name", TYPES)
 def test_base_url_and_path_are_configurable(case, keys, type_name):
     with serve(type_name) as api:
@@ -429,6 +517,10 @@ def test_the_readme_table_lists_each_hosted_provider_with_its_credentials_and_un
     ({"type": "exa-contents", "options": {"api_key": "sk-literal"}}, r"must be an \$\{ENV_VAR\} placeholder"),
     ({"type": "cloudflare-markdown", "options": {"api_key": "${K}"}}, "account_id is required"),
     ({"type": "tavily-extract", "output_contract": "rendered_html", "options": {"api_key": "${K}"}}, "not one tavily"),
+    ({"type": "exa-contents", "options": {"api_key": "${K}", "livecrawl": "always"}}, "unknown option.*livecrawl"),
+    ({"type": "exa-contents", "options": {"api_key": "${K}", "verbosity": "full", "max_age_hours": 24}},
+     "verbosity takes effect only with max_age_hours 0"),
+    ({"type": "browser-use-fetch", "options": {"api_key": "${K}"}}, "refused: Browser Use documents no fetch endpoint"),
 ])
 def test_bad_hosted_options_are_refused_at_load(entry, message):
     config = {"schema_version": 1, "default_providers": ["p"], "providers": [{"name": "p", **entry}]}

@@ -67,8 +67,9 @@ from lexbench.dataset.importers.common import (
     detect_charset,
     iter_unique,
 )
+from lexbench.dataset.endings import choose_ending
 from lexbench.dataset.importers.report import PROBES_NAME, REPORT_NAME, ImportReport, SkippedPage
-from lexbench.dataset.segment import auto_regions, ending_passage
+from lexbench.dataset.segment import auto_regions
 from lexbench.errors import CorpusImportError
 
 __all__ = ["FORMATS", "ImportReport", "SkippedPage", "import_corpus", "known_formats"]
@@ -222,12 +223,12 @@ def build_rule(page: Page, position: int, *, category: str = CATEGORY) -> tuple[
     cid = case_id(position, lang, page.url, page.key_tag, category=category)
     reference = "\n".join(page.reference)
     try:
-        end = ending_passage(page.reference)
+        ending = choose_ending(page.reference)
         regions = auto_regions(page.reference)
     except CorpusImportError as exc:
         raise PageError(f"{page.reference_file} ({row.key}): {exc}") from None
     charset = detect_charset(page.capture)
-    flags = list(dict.fromkeys([*page.flags, *([charset.flag] if charset.flag else [])]))
+    flags = list(dict.fromkeys([*page.flags, *(flag for flag in (charset.flag, ending.flag) if flag)]))
     slug = cid.split("-", 3)[3]
     try:
         rule = CaseRule(
@@ -250,7 +251,7 @@ def build_rule(page: Page, position: int, *, category: str = CATEGORY) -> tuple[
                 contract_version=4,
                 segmentation_version=3,
                 reference=bind_reference(reference, f"references/{cid}.txt"),
-                reference_scope=ReferenceScope(kind="complete", end=end),
+                reference_scope=ReferenceScope(kind="complete", end=ending.text),
                 regions=regions,
             ),
             flags=flags,

@@ -7,7 +7,7 @@
 type                       module                       native endpoint (default; configurable)
 =========================  ===========================  ==========================================
 ``brightdata-unlocker``    :mod:`.brightdata`           ``POST api.brightdata.com/request``
-``browser-use-fetch``      :mod:`.browser_use`          ``POST api.browser-use.com/api/v2/fetch`` (unverified)
+``browser-use-fetch``      :mod:`.browser_use`          refused: no documented fetch endpoint
 ``browserbase-fetch``      :mod:`.browserbase`          ``POST api.browserbase.com/v1/fetch``
 ``deepseek-fetch``         :mod:`.deepseek`             ``POST api.deepseek.com/v1/tools/fetch``
 ``crawl4ai-cloud``         :mod:`.crawl4ai_cloud`       ``POST api.crawl4ai.com/v1/scrape``
@@ -16,7 +16,7 @@ type                       module                       native endpoint (default
 ``exa-contents``           :mod:`.exa`                  ``POST api.exa.ai/contents``
 ``tavily-extract``         :mod:`.tavily`               ``POST api.tavily.com/extract``
 ``cloudflare-markdown``    :mod:`.cloudflare`           ``POST api.cloudflare.com/client/v4/accounts/{id}/browser-rendering/markdown``
-``spider``                 :mod:`.spider`               ``POST api.spider.cloud/scrape``
+``spider``                 :mod:`.spider`               ``POST api.spider.cloud/crawl`` (limit 1)
 ``scrapingbee``            :mod:`.scrapingbee`          ``GET app.scrapingbee.com/api/v1/``
 ``zyte-api``               :mod:`.zyte`                 ``POST api.zyte.com/v1/extract`` (HTML → Markdown here)
 =========================  ===========================  ==========================================
@@ -48,7 +48,8 @@ HOSTED_PROVIDER_TYPES: tuple[type[HostedProvider], ...] = (
     BrightDataUnlocker, BrowserUseFetch, BrowserbaseFetch, DeepSeekFetch, Crawl4aiCloud, JinaReader, Firecrawl,
     ExaContents, TavilyExtract, CloudflareMarkdown, Spider, ScrapingBee, ZyteApi,
 )
-"""Every hosted adapter, in the order the README's provider table lists them."""
+"""Every hosted adapter, in the order the README's provider table lists them (a ``refused`` one included,
+so that configuring it gives its reason)."""
 
 __all__ = [
     "HOSTED_PROVIDER_TYPES", "BrightDataUnlocker", "BrowserUseFetch", "BrowserbaseFetch", "CloudflareMarkdown",

@@ -33,12 +33,14 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from abc import abstractmethod
 from collections.abc import Mapping
 from typing import Any, ClassVar
 from urllib.parse import urlsplit
 
 from lexbench.dataset.case import Case
+from lexbench.errors import ConfigError
 from lexbench.providers.base import Family, Provider
 from lexbench.providers.http import HttpRequest, HttpResponse
 from lexbench.providers.policy import Deadline, FetchError
@@ -63,7 +65,8 @@ class HostedProvider(Provider):
     ``status_errors`` (service-specific API statuses mapped to error types, over 401/403 → auth,
     402 → quota, 429 → rate_limited); ``request_id_headers``; ``error_request_id`` (the member of a JSON
     error body that holds the request id, e.g. ``"id"``); ``unverified`` (API details not confirmed by
-    first-party documentation, one phrase each).
+    first-party documentation, one phrase each); ``refused`` (why the type cannot be configured at all,
+    e.g. no documented endpoint: configuring it raises that reason instead of calling an invented route).
 
     Hosted services cannot reach the loopback replay server (``reaches_loopback = False``): in replay
     mode their items are skipped as ``replay_unreachable``.
@@ -82,6 +85,12 @@ class HostedProvider(Provider):
     request_id_headers: ClassVar[tuple[str, ...]] = ("x-request-id", "request-id", "x-amzn-requestid", "cf-ray")
     error_request_id: ClassVar[str | None] = None
     unverified: ClassVar[tuple[str, ...]] = ()
+    refused: ClassVar[str | None] = None
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        if self.refused:
+            raise ConfigError(f"provider type {self.type_name!r} is refused: {self.refused}")
+        super().__init__(*args, **kwargs)
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -92,7 +101,9 @@ class HostedProvider(Provider):
     def validate_options(cls, options: Mapping[str, Any]) -> None:
         """Unknown or missing required names, values of the wrong type or outside their choices, and a
         ``base_url`` that is not an http(s) URL raise ``ValueError`` naming the option (names only for an
-        adapter without :attr:`options_schema`)."""
+        adapter without :attr:`options_schema`); a :attr:`refused` type raises its reason whatever the options."""
+        if cls.refused:
+            raise ValueError(f"type {cls.type_name!r} is refused: {cls.refused}")
         super().validate_options(options)
         if not cls.options_schema:  # an adapter without a schema checks its own options
             return
@@ -193,6 +204,12 @@ class HostedProvider(Provider):
             metadata=ResultMetadata(api_http_status=status, request_id=request_id or self.request_id(response)),
         )
 
+    def resend_after(self, response: HttpResponse) -> float | None:
+        """Seconds to wait before sending the same request again because the service said the work goes on
+        (e.g. Firecrawl's 408 ``processing_continues``), or ``None`` to read ``response`` as it is. The
+        default is ``None``. :meth:`fetch` waits only when the wait and a new answer fit the call's deadline."""
+        return None
+
     def finish(self, result: ProviderResult, url: str, deadline: Deadline) -> ProviderResult:
         """Required decoding after parsing, still within the call's deadline (e.g. HTML → Markdown).
         The default returns ``result`` unchanged."""
@@ -204,7 +221,11 @@ class HostedProvider(Provider):
         """Send ``url`` to the service once within ``timeout`` seconds (SPEC §5); see the module docstring."""
         deadline = Deadline.after(timeout)
         options = {**self.defaults, **self.expanded_options()}
-        response = self.http.send(self.build_request(url, options), deadline)
+        request = self.build_request(url, options)
+        response = self.http.send(request, deadline)
+        while (delay := self.resend_after(response)) is not None and delay < deadline.remaining():
+            time.sleep(delay)  # the service asked for this wait; the deadline still bounds the whole call
+            response = self.http.send(request, deadline)
         try:
             result = self.api_failure(response) or self.parse_response(response)
             result = self.finish(result, url, deadline)

@@ -4,8 +4,8 @@ Request: ``Authorization: Bearer ${BRIGHTDATA_API_TOKEN}``, body ``{zone, url, f
 "markdown", country?}``. With ``format: "raw"`` (the default) the body *is* the Markdown; with
 ``"json"`` it is ``{status_code, headers, body}``. The target's status comes from the
 ``x-brd-status-code`` header (or ``status_code`` in JSON format). Once unlocking starts the API answers
-200 even when it failed: an ``x-brd-error`` header then carries the reason (``x-brd-error-code`` or
-``x-brd-err-code`` its code) and the call is a ``service_error``; error code ``client_10100`` (usage
+200 even when it failed: an ``x-brd-error`` or ``x-brd-err-msg`` header then carries the reason
+(``x-brd-error-code`` or ``x-brd-err-code`` its code; the official client reads all of them) and the call is a ``service_error``; error code ``client_10100`` (usage
 limit) is ``quota`` whatever the status. 502 (``reject_block``, ``resolve_failed_*``) is a
 ``service_error``, 429 (``sr_rate_limit``) ``rate_limited``, 401 ``auth``, 400 (bad zone or URL) ``api_status``.
 
@@ -88,4 +88,4 @@ class BrightDataUnlocker(HostedProvider):
 
 def _brd_error(response: HttpResponse) -> tuple[str | None, str | None]:
     code = response.header("x-brd-error-code") or response.header("x-brd-err-code")
-    return response.header("x-brd-error"), code
+    return response.header("x-brd-error") or response.header("x-brd-err-msg"), code

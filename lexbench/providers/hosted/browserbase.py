@@ -3,7 +3,10 @@
 Request: ``X-BB-API-Key``, body ``{url, format: "markdown", proxies, allowRedirects, allowInsecureSsl}``
 (``allowRedirects`` defaults to false at the service: this adapter sends true). No Project ID. Answer
 ``{id, statusCode, headers, content, contentType, encoding}``: ``statusCode`` is the target's status (a
-target 404 is a successful call reporting 404); ``encoding: "base64"`` content is decoded. Errors are
+target 404 is a successful call reporting 404); ``encoding: "base64"`` content is decoded per the
+``contentType`` charset. Any other ``encoding`` is a free string naming the page's character encoding
+("the character encoding of the response": "utf-8", "UTF-8", "iso-8859-1" occur): the JSON string is
+already text and is taken as it is. Errors are
 ``{statusCode, error, message, id?}``: 400 (``api_status``), 429 concurrency limit (``rate_limited``),
 502 TLS failure or a body over 5 MB and 504 after 60 s (``service_error``). The service does not run the
 page's JavaScript.
@@ -43,13 +46,11 @@ class BrowserbaseFetch(HostedProvider):
         content = member(body, "content", str)
         encoding = member(body, "encoding", str, optional=True) or "utf-8"
         content_type = member(body, "contentType", str, optional=True)
-        if encoding == "base64":
+        if encoding.strip().lower() == "base64":
             try:
                 content = decode_text(base64.b64decode(content, validate=True), content_type)
             except (binascii.Error, ValueError):
                 raise FetchError(ErrorType.MALFORMED_RESPONSE, "Browserbase content marked base64 does not decode") from None
-        elif encoding != "utf-8":
-            raise FetchError(ErrorType.MALFORMED_RESPONSE, f"Browserbase content has an unknown encoding {encoding!r}")
         metadata = ResultMetadata(upstream_status=status_code(member(body, "statusCode", int, optional=True)),
                                   request_id=member(body, "id", str, optional=True))
         return self.answer(content, "markdown", metadata=metadata)

@@ -1,13 +1,13 @@
-"""ScrapingBee: ``GET /api/v1/?api_key=…&url=…&return_page_markdown=true`` (SPEC §5).
+"""ScrapingBee: ``GET /api/v1/?url=…&return_page_markdown=true`` (SPEC §5).
 
-The key travels in the query string (the service's documented way); redaction masks it, URL-encoded
-too, in debug logs. The body *is* the Markdown; the target's status is the ``Spb-initial-status-code``
+The key travels in an ``Authorization: Bearer`` header, as the official client (scrapingbee 2.2) sends
+it ("previously the api_key query parameter"), so it stays out of URLs. The body *is* the Markdown; the target's status is the ``Spb-initial-status-code``
 header, the final URL ``Spb-resolved-url``, the cost (credits) ``Spb-cost``. With ``json_response: true``
 the answer is ``{body, headers, cost, "initial-status-code", "resolved-url"}`` instead. A non-2xx answer
 that carries ``Spb-initial-status-code`` is the target's failure passed through (``upstream_status``,
 content kept); otherwise the status is the API's own (401 ``auth``, 429 plan concurrency
-``rate_limited``, 5xx ``service_error``). The request shape is from secondary evidence; the three
-``Spb-`` headers are first-party.
+``rate_limited``, 5xx ``service_error``). The request matches the official client; the three ``Spb-``
+headers are first-party; the JSON answer is from secondary evidence.
 """
 
 from __future__ import annotations
@@ -30,17 +30,17 @@ class ScrapingBee(HostedProvider):
     default_path = "/api/v1/"
     options_schema = {"api_key": str, "render_js": bool, "premium_proxy": bool, "json_response": bool}
     defaults = {"render_js": True, "premium_proxy": False, "json_response": False}
-    unverified = ("the request parameters and the JSON answer (secondary evidence)",
+    unverified = ("the JSON answer (secondary evidence)",
                   "a target error passed through as the API status")
 
     def build_request(self, url: str, options: Mapping[str, Any]) -> HttpRequest:
-        query = {"api_key": options["api_key"], "url": url, "return_page_markdown": "true",
-                 "render_js": _flag(options["render_js"])}
+        query = {"url": url, "return_page_markdown": "true", "render_js": _flag(options["render_js"])}
         if options["premium_proxy"]:
             query["premium_proxy"] = "true"
         if options["json_response"]:
             query["json_response"] = "true"
-        return HttpRequest("GET", f"{self.endpoint(options)}?{urlencode(query)}")
+        return HttpRequest("GET", f"{self.endpoint(options)}?{urlencode(query)}",
+                           headers={"Authorization": f"Bearer {options['api_key']}"})
 
     def engine(self, options: Mapping[str, Any]) -> str:
         return "scrapingbee/js" if options["render_js"] else "scrapingbee/http"

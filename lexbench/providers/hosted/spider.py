@@ -1,7 +1,9 @@
-"""Spider: ``POST /scrape`` with ``return_format: "markdown"`` (SPEC §5).
+"""Spider: ``POST /crawl`` with ``limit: 1`` and ``return_format: "markdown"`` (SPEC §5).
 
-Request: ``Authorization: Bearer``, body ``{url, return_format: "markdown", request}`` (``http`` |
-``chrome`` | ``smart``). Answer: a JSON array of ``{url, status, content, error, costs: {total_cost},
+Request: ``Authorization: Bearer``, body ``{url, limit: 1, return_format: "markdown", metadata: true,
+request}`` (``http`` | ``chrome`` | ``browser`` | ``smart``; ``chrome`` is a deprecated alias of
+``browser``). The route is the official client's scrape helper (spider-client 0.1.93 ``scrape_url``
+posts to ``/crawl`` with ``limit: 1``); title and final URL come back only with ``metadata: true``. Answer: a JSON array of ``{url, status, content, error, costs: {total_cost},
 duration_elasped_ms (sic), metadata: {title, final_url}}``. ``status`` is the target's status; target
 errors arrive inside the array (and are billed): an ``error`` without a non-2xx status is a
 ``service_error``. API errors are ``{error, status}``.
@@ -19,18 +21,18 @@ from lexbench.providers.result import ErrorType, ProviderResult, ResultMetadata
 
 
 class Spider(HostedProvider):
-    """Spider scrape. Options: ``api_key``, ``request`` (``http`` | ``chrome`` | ``smart``), ``base_url``,
-    ``path``."""
+    """Spider scrape. Options: ``api_key``, ``request`` (``http`` | ``chrome`` | ``browser`` | ``smart``),
+    ``base_url``, ``path``."""
 
     type_name = "spider"
     default_base_url = "https://api.spider.cloud"
-    default_path = "/scrape"
-    options_schema = {"api_key": str, "request": ("http", "chrome", "smart")}
+    default_path = "/crawl"
+    options_schema = {"api_key": str, "request": ("http", "chrome", "browser", "smart")}
     defaults = {"request": "smart"}
     unverified = ("the unit of costs.total_cost (recorded as usd)",)
 
     def build_request(self, url: str, options: Mapping[str, Any]) -> HttpRequest:
-        body = {"url": url, "return_format": "markdown", "request": options["request"]}
+        body = {"url": url, "limit": 1, "return_format": "markdown", "metadata": True, "request": options["request"]}
         return HttpRequest("POST", self.endpoint(options), json=body,
                            headers={"Authorization": f"Bearer {options['api_key']}"})
 

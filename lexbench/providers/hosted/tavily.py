@@ -1,7 +1,7 @@
 """Tavily extract: ``POST /extract`` with one URL, Markdown back (SPEC §5).
 
 Request: ``Authorization: Bearer``, body ``{urls: [url], extract_depth, format: "markdown",
-include_usage: true, timeout?}``. Answer ``{results: [{url, raw_content}], failed_results: [{url,
+include_usage: true, timeout?}``. Answer ``{results: [{url, title, raw_content}], failed_results: [{url,
 error}], response_time, usage: {credits}, request_id}``. A URL in ``failed_results`` is a
 ``service_error`` (the target's status is not reported). Errors are ``{detail: {error}}`` with
 400/401/403/429 and Tavily's own 432 and 433 (plan and pay-as-you-go usage limits: ``quota``).
@@ -58,4 +58,5 @@ class TavilyExtract(HostedProvider):
         if not results or not isinstance(results[0], dict):
             raise FetchError(ErrorType.MALFORMED_RESPONSE, "Tavily answered with neither a result nor a failure for the URL")
         return self.answer(member(results[0], "raw_content", str, optional=True) or "", "markdown",
+                           title=member(results[0], "title", str, optional=True) or None,
                            final_url=member(results[0], "url", str, optional=True), metadata=metadata)

@@ -1,7 +1,9 @@
 """Zyte API: ``POST /v1/extract`` for ``browserHtml``, converted here with markdownify (SPEC §5).
 
 Request: ``Authorization: Basic base64("KEY:")``, body ``{url, browserHtml: true}`` (or ``{url,
-httpResponseBody: true}`` with ``mode: "httpResponseBody"``). Answer ``{url (final), statusCode,
+httpResponseBody: true}`` with ``mode: "httpResponseBody"``). Zyte API requires RFC 2396 URLs: the URL
+is escaped first exactly as the official client does (w3lib's ``safe_url_string``: ``café one`` →
+``caf%C3%A9%20one``). Answer ``{url (final), statusCode,
 browserHtml | httpResponseBody (base64)}``: ``statusCode`` is the target's status. Zyte returns no
 Markdown: the HTML is converted on this machine exactly as the ``http-markdownify`` baseline converts a
 page (no ``<head>``, scripts or styles; markdownify), in the killable extraction worker within the
@@ -16,6 +18,8 @@ import base64
 import binascii
 from collections.abc import Mapping
 from typing import Any, ClassVar
+
+from w3lib.url import safe_url_string
 
 from lexbench.providers.base import OutputContract
 from lexbench.providers.extraction import ExtractionWorker
@@ -51,7 +55,7 @@ class ZyteApi(HostedProvider):
 
     def build_request(self, url: str, options: Mapping[str, Any]) -> HttpRequest:
         token = base64.b64encode(f"{options['api_key']}:".encode()).decode("ascii")
-        return HttpRequest("POST", self.endpoint(options), json={"url": url, options["mode"]: True},
+        return HttpRequest("POST", self.endpoint(options), json={"url": safe_url_string(url), options["mode"]: True},
                            headers={"Authorization": f"Basic {token}"})
 
     def engine(self, options: Mapping[str, Any]) -> str:

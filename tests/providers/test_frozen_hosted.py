@@ -1,0 +1,132 @@
+"""Hosted services on frozen pages (issue 21): with ``--replay-public-url`` each hosted provider is handed
+the frozen page under an unguessable per-run prefix and its own path segment, fetches it itself, and the
+replay server's served-fetch log, kept in the run directory, names every case each service fetched.
+
+The hosted fakes here behave like the real services: they fetch the URL they are given from the replay
+server (which stands in for ``lexbench serve-replay`` behind a tunnel) and convert it; one service's
+fetcher cannot reach the host, so its items fail and its name is absent from the log.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from contextlib import ExitStack
+
+import pytest
+
+from lexbench.dataset.suite import load_suite
+from lexbench.replay import ReplayServer, new_run_prefix, served_fetches_url
+from tests.providers.hosted_fakes import FAKES, serve
+from tests.providers.test_plugin_providers import REPO, bench, hosted_entries, rows, write_config  # noqa: F401
+
+FETCHING = {"firecrawl": "firecrawl", "exa": "exa-contents", "zyte": "zyte-api"}
+"""Example providers whose fakes fetch and convert the page they are handed, by name → type."""
+REFUSING = {"tavily": "tavily-extract"}
+"""An example provider whose fake's fetcher cannot reach the host."""
+DEMO = REPO / "cases" / "demo"
+SETUP_CLASSES = {"auth", "quota", "rate_limited", "missing_credentials", "infrastructure", "replay_unreachable"}
+
+
+def test_hosted_services_run_on_frozen_pages_and_the_served_fetch_log_names_each_case(bench, monkeypatch):
+    pytester, _ = bench
+    suite = load_suite(str(DEMO))
+    cases = {case.id for case in suite.cases}
+    services = {**FETCHING, **REFUSING}
+    with ExitStack() as stack:
+        replay = stack.enter_context(ReplayServer({c.id: (suite.captures[c.id], c.capture.content_type)
+                                                   for c in suite.cases}))
+        fakes = {name: stack.enter_context(serve(kind, fetch="refuse" if name in REFUSING else "fetch"))
+                 for name, kind in services.items()}
+        entries = [e for e in hosted_entries(lambda e: FAKES[e["type"]].base_url(fakes[e["name"]]) if e["name"] in fakes else "")
+                   if e["name"] in services]
+        for entry in entries:
+            for name in re.findall(r"\$\{(\w+)\}", json.dumps(entry["options"])):
+                monkeypatch.setenv(name, f"sk-{name.lower()}")
+        config = write_config(pytester.path / "providers.json", "http://127.0.0.1:1", ["md"], entries)
+        run_dir = pytester.path / "run"
+        result = pytester.runpytest_subprocess(
+            f"--suite={DEMO}", f"--provider-config={config}", f"--providers=md,{','.join(services)}",
+            f"--replay-public-url={replay.base_url}", f"--run-dir={run_dir}", "-n", "2")
+        asked = {name: [r["target"] for r in fake.requests] for name, fake in fakes.items()}
+        base = replay.base_url
+    recorded = rows(run_dir)
+    by_provider = {name: {r["case"]: r for r in recorded if r["provider"] == name} for name in ("md", *services)}
+    assert all(set(by_provider[name]) == cases for name in by_provider), result.outlines[-5:]
+
+    # each service was handed the frozen page under one unguessable run prefix and its own path segment
+    prefixes = {url.split("/")[3] for urls in asked.values() for url in urls}
+    [prefix] = prefixes
+    assert re.fullmatch(r"run-[A-Za-z0-9_-]{24}", prefix) and prefix != new_run_prefix()
+    for name, urls in asked.items():
+        assert set(urls) == {f"{base}/{prefix}/{name}/replay/{case}" for case in cases}, name  # (a failure is retried)
+
+    # hosted items are scored on the frozen pages; the refusing service's items are its own failure
+    for name in FETCHING:
+        assert not {r["failure_class"] for r in by_provider[name].values()} & SETUP_CLASSES, name
+        assert any(r["outcome"] == "pass" for r in by_provider[name].values()), name
+    assert {(r["outcome"], r["failure_class"]) for r in by_provider["tavily"].values()} == {("fail", "service_error")}
+    # Zyte's HTML is converted here as http-markdownify converts the capture: the same verdicts
+    assert {c: by_provider["zyte"][c]["outcome"] for c in cases} == {c: by_provider["md"][c]["outcome"] for c in cases}
+
+    # the served-fetch log, kept in the run directory, names every case each service fetched, and who asked
+    log = [json.loads(line) for line in (run_dir / "served-fetches.jsonl").read_text().splitlines()]
+    assert {entry["prefix"] for entry in log} == {prefix}
+    for name, kind in FETCHING.items():
+        served = [entry for entry in log if entry["provider"] == name]
+        assert {entry["case"] for entry in served} == cases, name
+        assert {(entry["user_agent"], entry["status"]) for entry in served} == {(f"{kind}-fetcher/1.0", 200)}
+    assert not [entry for entry in log if entry["provider"] in REFUSING]
+    assert sum(replay.requests.values()) == len(log) == len(FETCHING) * len(cases)  # md used its own loopback server
+
+
+def test_serve_replay_serves_a_suite_and_answers_a_run_log_only_under_its_prefix(tmp_path):
+    """``lexbench serve-replay`` as the operator starts it (on a free port here), fetched as a service would."""
+    import socket
+
+    import httpx
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    process = subprocess.Popen([sys.executable, "-m", "lexbench.cli", "serve-replay", "--suite", str(DEMO),
+                                "--host", "127.0.0.1", "--port", str(port)], stdout=subprocess.PIPE, text=True)
+    try:
+        banner = process.stdout.readline()  # printed once the server listens
+        assert f"serving 15 frozen pages of suite demo at http://127.0.0.1:{port}" in banner
+        suite = load_suite(str(DEMO))
+        base, prefix, case = f"http://127.0.0.1:{port}", new_run_prefix(), suite.cases[0]
+        page = httpx.get(f"{base}/{prefix}/some-service/replay/{case.id}", headers={"User-Agent": "svc/2"})
+        assert page.status_code == 200 and page.content == suite.captures[case.id]
+        assert httpx.get(f"{base}/run-short/some-service/replay/{case.id}").status_code == 404
+        log = httpx.get(served_fetches_url(base, prefix)).text.splitlines()
+        assert [(e["provider"], e["case"], e["user_agent"]) for e in map(json.loads, log)] == [
+            ("some-service", case.id, "svc/2")]
+        assert httpx.get(served_fetches_url(base, new_run_prefix())).text == ""  # another run's log is its own
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+
+def test_a_bad_public_replay_url_is_refused_before_any_item(bench):
+    pytester, _ = bench
+    config = write_config(pytester.path / "providers.json", "http://127.0.0.1:1", ["md"])
+    result = pytester.runpytest_subprocess(f"--suite={DEMO}", f"--provider-config={config}",
+                                           "--replay-public-url=replay.example/frozen")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "--replay-public-url: must be an http(s) URL" in result.stderr.str()
+
+
+def test_serve_replay_on_a_port_in_use_says_so(capsys):
+    import socket
+
+    from lexbench.cli import main
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        assert main(["serve-replay", "--suite", str(DEMO), "--port", str(port)]) == 2
+    assert f"cannot listen on 127.0.0.1:{port}" in capsys.readouterr().err
