@@ -206,7 +206,9 @@ def build_parser() -> argparse.ArgumentParser:
     verbs = parser.add_subparsers(dest="verb", required=True, metavar="VERB")
 
     p = verbs.add_parser("import-corpus", help="turn a folder of ../shared/corpus into a suite directory")
-    p.add_argument("--format", required=True, help="corpus format, e.g. scrapinghub-aeb, mozilla-readability, magic-html-bench")
+    p.add_argument("--format", required=True, help=(
+        "corpus format: scrapinghub-aeb, mozilla-readability, magic-html-bench (articles), magic-html-forum, "
+        "harvest-forums, dragnet, trafilatura-eval, webmainbench-sample, gne-zh-lists, reviewed-suite"))
     p.add_argument("--source", required=True, help="the corpus folder, e.g. ../shared/corpus/scrapinghub-aeb")
     p.add_argument("--output", required=True, help="a new directory for the suite (outside git)")
     p.add_argument("--limit", type=int, default=None, help="import only the first N pages (in the corpus index order)")

@@ -248,11 +248,13 @@ def test_cli_import_corpus_prints_the_summary_and_exits_2_on_bad_input(tmp_path,
 
 def test_unknown_format_lists_the_known_ones(tmp_path):
     with pytest.raises(CorpusImportError) as err:
-        import_corpus("dragnet", tmp_path, tmp_path / "out")
-    for name in ("scrapinghub-aeb", "mozilla-readability", "magic-html-bench"):
+        import_corpus("dragnet-html", tmp_path, tmp_path / "out")
+    assert "unknown corpus format 'dragnet-html'" in str(err.value)
+    for name in ("scrapinghub-aeb", "mozilla-readability", "magic-html-bench", "dragnet"):
         assert name in str(err.value)
-    assert known_formats() == ["harvest-forums", "magic-html-bench", "mozilla-readability", "reviewed-suite",
-                               "scrapinghub-aeb"]
+    assert known_formats() == ["dragnet", "gne-zh-lists", "harvest-forums", "magic-html-bench", "magic-html-forum",
+                               "mozilla-readability", "reviewed-suite", "scrapinghub-aeb", "trafilatura-eval",
+                               "webmainbench-sample"]
 
 
 def test_refuses_to_overwrite_a_non_empty_output(tmp_path):

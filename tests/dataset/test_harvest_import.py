@@ -138,3 +138,57 @@ def test_real_harvest_threads_import(tmp_path: Path) -> None:
     assert len(report.imported) >= 8
     suite = load_suite(str(tmp_path / "suite"))
     assert all(case.posts is not None and case.posts.baseline >= 1 for case in suite.cases)
+
+
+def anchor_named_thread(*, permalinks: bool, fragment_only: bool = False) -> dict[str, object]:
+    """A thread whose annotation names each post's anchor (``p101``, as Harvest's rendering shows
+    ``<a name>`` as ``[](p101)``) or only the ``#p101`` end of the permalink, instead of the link."""
+    document = thread(link_form="p{n}")
+    html = document["html"]
+    for _user, _body, n in POSTS:
+        permalink = f"<a href='viewtopic.php?p={n}#p{n}'>#{n}</a>" if permalinks else ""
+        html = html.replace(f"<a href='p{n}'>#{n}</a>", f"<a name='p{n}'></a>{permalink}")
+    document["html"] = html
+    if fragment_only:
+        for entry in document["gold_standard_annotation"]:
+            entry["post_link"]["surface_form"] = "#" + entry["post_link"]["surface_form"]
+    return document
+
+
+@pytest.mark.parametrize("fragment_only", [False, True])
+def test_posts_annotated_by_anchor_use_the_permalink_the_page_shows(tmp_path: Path, fragment_only: bool) -> None:
+    source = make_corpus(tmp_path / "harvest", {
+        "a.example.org.t": anchor_named_thread(permalinks=True, fragment_only=fragment_only),
+        "b.example.org.t": anchor_named_thread(permalinks=False, fragment_only=fragment_only),
+    })
+    report = import_corpus("harvest-forums", source, tmp_path / "suite", keep_going=True)
+    assert len(report.imported) == 1 and report.imported[0].startswith("forum-001-")
+    assert "an anchor no visible link points to" in report.skipped[0].reason
+    case = load_suite(str(tmp_path / "suite")).cases[0]
+    assert case.posts.baseline == 3 and "post_links_found_by_anchor_fragment" in case.flags
+    assert re.fullmatch(case.posts.post_link_pattern, "https://forum.example.org/viewtopic.php?p=555#p555")
+    answer = "\n\n".join(f"[#{n}](viewtopic.php?p={n}#p{n}) by [{u}](/u/{u})\n\n{b}" for u, b, n in POSTS)
+    verdict = evaluate_response(case, ProviderResult(success=True, content="# Tide tables\n\n" + answer,
+                                                     content_format="markdown", metadata=ResultMetadata(upstream_status=200)))
+    assert verdict.component(Component.POSTS).passed is True, verdict.explanation
+
+
+def test_threads_with_no_annotated_post_link_say_so(tmp_path: Path) -> None:
+    document = thread()
+    for entry in document["gold_standard_annotation"]:
+        del entry["post_link"]
+    source = make_corpus(tmp_path / "harvest", {"a.example.org.t": thread(), "b.example.org.t": document})
+    report = import_corpus("harvest-forums", source, tmp_path / "suite")
+    assert report.skipped[0].reason.startswith("the annotation names no post link for any post")
+
+
+def test_real_threads_annotated_by_anchor_are_imported(tmp_path: Path) -> None:
+    if not (CORPUS / "_index.tsv").is_file():
+        pytest.skip(f"real corpus not available: {CORPUS} is absent (it lives outside git, in ../shared/corpus)")
+    report = import_corpus("harvest-forums", CORPUS, tmp_path / "suite", keep_going=True)
+    keys = dict(zip(report.imported_keys, report.imported))
+    # Their annotation names <a name="msg-739"> / <a name="post8890704">; the pages link each post's permalink.
+    for key in ("blog.angelman-asa.org.read.php", "skyscraperpage.com.forum.showthread.php.242327"):
+        assert key in keys, [s.reason for s in report.skipped if s.key == key]
+        assert "post_links_found_by_anchor_fragment" in report.flagged[keys[key]]
+    assert len(report.imported) >= 48, f"{len(report.imported)} of 76 threads imported (41 before anchors were followed)"

@@ -12,6 +12,9 @@ writes a new suite directory::
       dataset.json                    compiled by lexbench.dataset.suite.build_suite, which also writes
       dataset-catalog.json, tasks.json, source-inputs.json   the public bindings (no registry entry)
       import-report.json              imported ids, skipped pages with reasons, flags, format notes
+      probes.json                     only for formats with probes: {"<case id>": {...}}, the source's
+                                      snippets that no contract scores yet (dragnet comment text,
+                                      trafilatura-eval with/without/comments), for diagnostics and review
 
 The corpus itself is never copied anywhere else (it must not enter git). Formats are registered in
 :data:`FORMATS`; each lives in its own module.
@@ -39,7 +42,18 @@ from lexbench.dataset.case import (
 from lexbench.dataset.bindings import BINDING_FILES, DATASET_NAME
 from lexbench.dataset.cohort import COHORT_NAME, Gap, initial_cohort
 from lexbench.dataset.compile import bind_reference, describe_validation_error, dump_json, sha256_bytes, write_new
-from lexbench.dataset.importers import aeb, harvest, magic_html, readability, reviewed
+from lexbench.dataset.importers import (
+    aeb,
+    dragnet,
+    gne,
+    harvest,
+    magic_html,
+    magic_html_forum,
+    readability,
+    reviewed,
+    trafilatura,
+    webmainbench,
+)
 from lexbench.dataset.importers.common import (
     TASK_PROMPT,
     CorpusFormat,
@@ -53,15 +67,19 @@ from lexbench.dataset.importers.common import (
     detect_charset,
     iter_unique,
 )
-from lexbench.dataset.importers.report import REPORT_NAME, ImportReport, SkippedPage
 from lexbench.dataset.endings import choose_ending
+from lexbench.dataset.importers.report import PROBES_NAME, REPORT_NAME, ImportReport, SkippedPage
 from lexbench.dataset.segment import auto_regions
 from lexbench.errors import CorpusImportError
 
 __all__ = ["FORMATS", "ImportReport", "SkippedPage", "import_corpus", "known_formats"]
 
 FORMATS: dict[str, CorpusFormat] = {
-    fmt.name: fmt for fmt in (aeb.FORMAT, readability.FORMAT, magic_html.FORMAT, harvest.FORMAT, reviewed.FORMAT)
+    fmt.name: fmt
+    for fmt in (
+        aeb.FORMAT, readability.FORMAT, magic_html.FORMAT, magic_html_forum.FORMAT, harvest.FORMAT, reviewed.FORMAT,
+        dragnet.FORMAT, trafilatura.FORMAT, gne.FORMAT, webmainbench.FORMAT,
+    )
 }
 """Registered corpus formats by ``--format`` name."""
 
@@ -119,7 +137,10 @@ def import_corpus(
                     raise PageError(duplicate)
                 page = loader(row)
                 # A format may build its own rules (e.g. post collections without a body).
-                rule, reference = getattr(fmt, "build_rule", build_rule)(page, position)
+                if hasattr(fmt, "build_rule"):
+                    rule, reference = fmt.build_rule(page, position)
+                else:
+                    rule, reference = build_rule(page, position, category=getattr(fmt, "category", CATEGORY))
                 claim_case_id(rule.id, seen_ids, where=f"{source / '_index.tsv'}: line {row.line}")
             except SkipPage as skip:
                 report.skipped.append(SkippedPage(position, row.key, row.html_file, str(skip)))
@@ -137,9 +158,15 @@ def import_corpus(
             report.imported_keys.append(row.key)
             if rule.flags:
                 report.flagged[rule.id] = list(rule.flags)
+            if page.extra.get("probe"):
+                report.probes[rule.id] = page.extra["probe"]
 
         if not rules:
-            reasons = "; ".join(s.reason for s in report.skipped[:3]) or "the index lists no pages"
+            counted: dict[str, int] = {}
+            for skip in report.skipped:
+                counted[skip.reason] = counted.get(skip.reason, 0) + 1
+            reasons = "; ".join(f"{n} skipped: {reason}" for reason, n in list(counted.items())[:3])
+            reasons = reasons or "the index lists no pages"
             raise CorpusImportError(f"{source}: no page could be imported ({reasons})")
         # A reviewed suite brings its own identity and cohort; a corpus import is unreviewed, revision 1.
         suite = fmt.suite_info() if hasattr(fmt, "suite_info") else SuiteInfo(
@@ -158,6 +185,8 @@ def import_corpus(
             writer.write(Path(COHORT_NAME), dump_json(import_cohort(suite_rules, report, fmt.name, source)))
         from lexbench.dataset.suite import build_suite  # late: suite imports compile, keep import order simple
 
+        if report.probes:
+            writer.write(Path(PROBES_NAME), dump_json(report.probes))
         writer.created += [output / name for name in (DATASET_NAME, *BINDING_FILES)]
         build_suite(output)
         report.seconds = time.perf_counter() - started
@@ -182,15 +211,16 @@ def import_cohort(rules: Rules, report: ImportReport, format_name: str, source: 
     return cohort.model_dump(mode="json", exclude_none=True)
 
 
-def build_rule(page: Page, position: int) -> tuple[CaseRule, str]:
+def build_rule(page: Page, position: int, *, category: str = CATEGORY) -> tuple[CaseRule, str]:
     """The case rule for one page and its reference text (paragraph lines joined with ``\\n``).
 
-    ``position`` is the page's 1-based index position (the case number). Raises :class:`PageError`
+    ``position`` is the page's 1-based index position (the case number); ``category`` the case id's
+    first part. Raises :class:`PageError`
     naming the reference file when the reference has no fragment or the rule does not validate.
     """
     row: IndexRow = page.row
     lang = case_lang(row)
-    cid = case_id(position, lang, page.url, page.key_tag, category=CATEGORY)
+    cid = case_id(position, lang, page.url, page.key_tag, category=category)
     reference = "\n".join(page.reference)
     try:
         ending = choose_ending(page.reference)
@@ -205,7 +235,7 @@ def build_rule(page: Page, position: int) -> tuple[CaseRule, str]:
             id=cid,
             name=case_name(row, slug),
             url=page.url,
-            category=CATEGORY,
+            category=category,
             track=TRACK,
             task_prompt=TASK_PROMPT,
             kind=CaseKind.FIXED_ARTICLE,

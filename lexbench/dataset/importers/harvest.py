@@ -9,6 +9,9 @@ What the annotations allow, and what this importer makes of them:
 
 - **baseline** — the annotated posts with a non-empty user and post text whose annotated post link
   is a real link target of the page (distinct links; the first post's link is often the thread URL).
+  Where the annotation names the post's anchor instead (``<a name="msg-739">``, ``post8890704``) or
+  only the ``#post…`` end of a longer link, the post's permalink is the page's first visible link
+  whose fragment is that anchor (flag ``post_links_found_by_anchor_fragment``).
 - **post_link_pattern** — the annotated links, made absolute against the thread URL, escaped, with
   numeric ids generalised to ``\\d+`` (session ids and other hex runs stay literal).
 - **no HTML selectors** — the offsets point into a text rendering, not the DOM, so HTML answers use
@@ -16,8 +19,8 @@ What the annotations allow, and what this importer makes of them:
 - **page identity** — the first words of the first annotated post; no title (none is annotated).
 - **label lists** — explicit and empty: nothing was reviewed beyond the annotation.
 
-Pages without real post links (the annotation names anchors that are not link targets, or has no
-links), or whose posts exist only in ``<noscript>``, are skipped with the reason.
+Pages without real post links (no link is annotated, or the annotated anchor is no visible link's
+fragment), or whose posts exist only in ``<noscript>``, are skipped with the reason.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from collections.abc import Callable
 from datetime import date
 from pathlib import Path
 from typing import Any
-from urllib.parse import urljoin
+from urllib.parse import urljoin, urlsplit
 
 import lxml.html
 from pydantic import ValidationError
@@ -60,6 +63,8 @@ _FIELD_SUFFIX = re.compile(r'\s*\(field\s+"?html"?\)\s*$')
 # A run of digits that is not part of a hex token (session ids stay literal, post ids generalise).
 _ID_DIGITS = re.compile(r"(?<![0-9A-Fa-f])\d+(?![0-9A-Fa-f])")
 _WORD = re.compile(r"\w+")
+# An anchor name, not a link: no path, query or scheme characters (``msg-739``, ``post8890704``, ``832771``).
+_ANCHOR_NAME = re.compile(r"[A-Za-z0-9_.:-]+")
 _TAG = re.compile(r"</?[A-Za-z][^>]*>")
 _TAG_NAMES = frozenset({"p", "br", "div", "span", "em", "strong", "li", "ul", "ol"})  # kept as text by some annotations
 
@@ -110,9 +115,13 @@ class HarvestFormat:
                 raise PageError(f"{path}: 'gold_standard_annotation' is not a list")
             posts = qualifying_posts(document["html"], annotation, url, str(document.get("text") or ""))
             if not posts:
+                if not any(_surface(entry, "post_link") for entry in annotation):
+                    raise SkipPage("the annotation names no post link for any post, so no posts v2 contract can be "
+                                   "built (a reviewer could add one from the capture's permalinks)")
                 raise SkipPage(
                     "no annotated post has a user, post text and a post link that is a link target of the page "
-                    "(posts only in <noscript>, or anchors that are not links): no posts v2 contract can be built"
+                    "(posts only in <noscript>, or an anchor no visible link points to): no posts v2 contract can be "
+                    "built"
                 )
             return Page(
                 row=row,
@@ -138,6 +147,8 @@ class HarvestFormat:
         flags = list(page.flags)
         if len(posts) < page.extra["annotated"]:
             flags.append("posts_without_link_or_text_not_counted")
+        if any(post["via_fragment"] for post in posts):
+            flags.append("post_links_found_by_anchor_fragment")
         try:
             rule = CaseRule(
                 id=cid,
@@ -210,23 +221,46 @@ def _surface(entry: object, field: str) -> str:
 
 def qualifying_posts(html: str, annotation: list[object], url: str, rendering: str = "") -> list[dict[str, Any]]:
     """The annotated posts that count towards the baseline, one per distinct absolute post link:
-    ``{"link", "base_link", "user", "text"}`` in annotation order. A post counts when its user and
-    text are non-empty and its annotated link is a link target both in Harvest's text ``rendering``
-    (rendered as ``[…](link)``; an anchor name is not) and among the page's visible links."""
+    ``{"link", "base_link", "user", "text", "via_fragment"}`` in annotation order.
+
+    A post counts when its user and text are non-empty and its post link is one of the page's visible
+    link targets, found in one of two ways:
+
+    - the annotated link is rendered as a link target in Harvest's text ``rendering`` (``[…](link)``)
+      and, resolved against ``url``, is a visible link of the page; or
+    - the annotation names the post's anchor rather than its link — an ``<a name>``/``id`` such as
+      ``msg-739``, ``post8890704`` or ``#832771``, or only the ``#post…`` end of a longer link — and the
+      page has a visible link whose fragment is that anchor (the post's permalink); the first such link
+      in document order is taken (``via_fragment`` is then True).
+    """
     base, targets = _link_targets(html, url)
     posts: dict[str, dict[str, Any]] = {}
     for entry in annotation:
         user, text, link = _surface(entry, "user"), _surface(entry, "post_text"), _surface(entry, "post_link")
         if not (user and text and link):
             continue
-        if rendering and not _rendered_as_link(rendering, entry):
-            continue
-        absolute = urljoin(url, link)
-        if absolute in targets and absolute not in posts:
+        absolute, href, via_fragment = urljoin(url, link), link, False
+        rendered = not rendering or _rendered_as_link(rendering, entry)
+        if not (rendered and absolute in targets):
+            permalink = _permalink_by_fragment(link, targets)
+            if permalink is None:
+                continue
+            absolute, href, via_fragment = permalink, targets[permalink], True
+        if absolute not in posts:
             # A page's <base href> changes where a relative link points; an answer may keep the link
             # relative (resolved against the thread URL by the scorer) or make it absolute via <base>.
-            posts[absolute] = {"link": absolute, "base_link": urljoin(base, link), "user": user, "text": text}
+            posts[absolute] = {"link": absolute, "base_link": urljoin(base, href), "user": user, "text": text,
+                               "via_fragment": via_fragment}
     return list(posts.values())
+
+
+def _permalink_by_fragment(link: str, targets: dict[str, str]) -> str | None:
+    """The first link target whose fragment is the anchor ``link`` names (``msg-739``, ``#p12``, or the
+    fragment of a longer link), or ``None`` when ``link`` is no anchor name or no target ends in it."""
+    fragment = link.rsplit("#", 1)[1] if "#" in link else link
+    if not _ANCHOR_NAME.fullmatch(fragment):
+        return None
+    return next((target for target in targets if urlsplit(target).fragment == fragment), None)
 
 
 def _rendered_as_link(rendering: str, entry: object) -> bool:
@@ -235,19 +269,20 @@ def _rendered_as_link(rendering: str, entry: object) -> bool:
     return isinstance(start, int) and start >= 2 and rendering[start - 2 : start] == "]("
 
 
-def _link_targets(html: str, url: str) -> tuple[str, set[str]]:
-    """The page's base URL (``<base href>`` or ``url``) and its visible link targets, resolved against ``url``."""
+def _link_targets(html: str, url: str) -> tuple[str, dict[str, str]]:
+    """The page's base URL (``<base href>`` or ``url``) and its visible link targets, resolved against
+    ``url``, in document order, each mapped to its first raw ``href``."""
     try:
         root = lxml.html.document_fromstring(html.encode("utf-8"), parser=lxml.html.HTMLParser(encoding="utf-8"))
     except (lxml.etree.ParserError, ValueError):
-        return url, set()
+        return url, {}
     base_element = root.find(".//base[@href]")
     base = urljoin(url, base_element.get("href").strip()) if base_element is not None else url
-    targets = set()
+    targets: dict[str, str] = {}
     for anchor in root.iter("a"):
         href = (anchor.get("href") or "").strip()
         if href and not _inside_noscript(anchor):
-            targets.add(urljoin(url, href))
+            targets.setdefault(urljoin(url, href), href)
     return base, targets
 
 

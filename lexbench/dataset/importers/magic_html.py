@@ -2,9 +2,9 @@
 
 Layout: ``_index.tsv`` (keys ``article/<sha256>`` and ``forum/<sha256>``), ``article/base.json`` =
 ``{"<sha256>": {"url": str, "content": str, "remark"?: str}}``, ``article/htmls/<sha256>.html.gz``.
-Only article rows are imported; the reference is ``content`` (plain text, usually headline,
-date/byline, then body). Forum rows are not: their reference has no per-post authors, links or
-counts, which a posts v2 contract needs. A ``remark`` of ``列表页`` (list page) is skipped with a reason.
+Only article rows are imported here; the reference is ``content`` (plain text, usually headline,
+date/byline, then body). Forum rows are the format ``magic-html-forum``
+(:mod:`lexbench.dataset.importers.magic_html_forum`). A ``remark`` of ``列表页`` (list page) is skipped with a reason.
 """
 
 from __future__ import annotations
@@ -47,19 +47,21 @@ class MagicHtmlArticlesFormat:
     notes = [
         "title not scored: base.json has no title field (content usually starts with the headline, which "
         "stays part of the body reference); title_basis not_in_source.",
-        "forum pages are not imported: their reference is the thread's text without per-post authors, post "
-        "links or a post count, so it supports neither a posts v2 contract nor a fixed body (a thread is a "
-        "changing collection).",
+        "forum pages are not part of this format: import them with --format magic-html-forum.",
         "list pages (remark 列表页) are skipped: they have no single article body.",
     ]
 
+    part = PART
+    flags: list[str] = []
+    """Flags every case of this part carries."""
+
     def rows(self, source: Path) -> list[IndexRow]:
-        """The index rows of the article part, in order (positions count article rows only)."""
-        return read_index(source, keep=lambda row: row.key.startswith(PART + "/"))
+        """The index rows of this part, in order (positions count this part's rows only)."""
+        return read_index(source, keep=lambda row: row.key.startswith(self.part + "/"))
 
     def open(self, source: Path) -> Callable[[IndexRow], Page]:
-        """Read ``article/base.json`` once; the returned loader builds one page per article row."""
-        path = source / PART / "base.json"
+        """Read ``<part>/base.json`` once; the returned loader builds one page per row of the part."""
+        path = source / self.part / "base.json"
         base, duplicates = read_json_file(path)
         if not isinstance(base, dict):
             raise PageError(f"{path}: expected an object keyed by page id")
@@ -74,7 +76,8 @@ class MagicHtmlArticlesFormat:
                 raise PageError(f"{path}: no entry for {key!r} (index line {row.line})")
             if entry.get("remark") == LIST_PAGE_REMARK:
                 raise SkipPage(f"list page (remark {LIST_PAGE_REMARK!r} in base.json): no single article body")
-            require_article(row)
+            if self.part == PART:
+                require_article(row)
             lines = reference_lines(entry.get("content"), where=where)
             capture_file = corpus_file(source, row.html_file, what="html_file")
             capture = read_gzip(capture_file)
@@ -89,7 +92,7 @@ class MagicHtmlArticlesFormat:
                 reference=lines,
                 reference_file=path,
                 key_tag=key_slug(key, 6),
-                flags=coverage_flags(row),
+                flags=[*coverage_flags(row), *self.flags],
             )
 
         return load

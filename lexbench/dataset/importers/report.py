@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 REPORT_NAME = "import-report.json"
+PROBES_NAME = "probes.json"
+"""Per-case source snippets no contract scores yet (see :mod:`lexbench.dataset.importers`)."""
 
 
 @dataclass(frozen=True)
@@ -37,6 +39,8 @@ class ImportReport:
     skipped: list[SkippedPage] = field(default_factory=list)
     flagged: dict[str, list[str]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    probes: dict[str, dict[str, object]] = field(default_factory=dict)
+    """Per case id, the source's snippets kept for diagnostics (written as ``probes.json``)."""
     seconds: float = 0.0
 
     def to_json(self) -> dict[str, object]:
@@ -54,6 +58,8 @@ class ImportReport:
                 "skipped": len(self.skipped),
                 "flagged": len(self.flagged),
                 "flags": dict(sorted(flag_counts.items())),
+                # Only formats that keep probes report them, so other reports keep their shape.
+                **({"with_probes": len(self.probes)} if self.probes else {}),
             },
             "notes": self.notes,
             "imported": self.imported,
@@ -61,6 +67,8 @@ class ImportReport:
                 {"position": s.position, "key": s.key, "file": s.file, "reason": s.reason} for s in self.skipped
             ],
             "flagged": self.flagged,
+            # Sizes only (the snippets themselves are in probes.json): characters of a text, count of a list.
+            **({"probes": {cid: _probe_sizes(probe) for cid, probe in self.probes.items()}} if self.probes else {}),
         }
 
     def summary(self, max_reasons: int = 3) -> str:
@@ -76,3 +84,14 @@ class ImportReport:
         lines.append(f"suite {self.suite_id} written to {self.output} (details in {self.output / REPORT_NAME})")
         lines.append(f"run it: pytest -n auto --suite={self.output}")
         return "\n".join(lines)
+
+
+def _probe_sizes(probe: dict[str, object]) -> dict[str, int]:
+    """``{"comments": {"chars": 812, ...}}`` → ``{"comments_chars": 812}``; ``{"without": [a, b]}`` → ``{"without": 2}``."""
+    sizes: dict[str, int] = {}
+    for name, value in probe.items():
+        if isinstance(value, dict) and isinstance(value.get("chars"), int):
+            sizes[f"{name}_chars"] = value["chars"]
+        elif isinstance(value, list):
+            sizes[name] = len(value)
+    return sizes
