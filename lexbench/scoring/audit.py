@@ -31,11 +31,12 @@ A lost fragment is looked up in the reading:
    sees: :data:`UNEXPLAINED`;
 2. else an occurrence inside one rule's text is explained by that rule, and else an occurrence that
    straddles a rule's text and reader text by that rule (the first in :data:`RULES` order);
-3. else an occurrence made of reader text of two or more blocks is ``block_join``. Normalisation
-   deletes newlines, so a block boundary alone never separates two words in the normalised
-   projection: a ``block_join`` loss means the projection did not keep the two blocks next to each
-   other (it reordered them, or put text between them). It is counted so such a loss is visible, not
-   because the audit expects any;
+3. else an occurrence made of reader text of two or more blocks is ``block_join`` when the
+   projection holds each of those blocks whole (else it lost one: :data:`UNEXPLAINED`).
+   Normalisation deletes newlines, so a block boundary alone never separates two words in the
+   normalised projection: a ``block_join`` loss means the projection did not keep the blocks next to
+   each other (it reordered them, or put text between them). It is counted so such a loss is
+   visible, not because the audit expects any;
 4. a fragment that does not occur in the reading at all (the reading lost it too, e.g. table cells
    markdown-it drops) is :data:`UNEXPLAINED`.
 
@@ -132,7 +133,7 @@ def audit_answer(case: Case, content: str, content_format: str | None) -> Answer
     if not lost:
         return AnswerAudit(len(wanted), len(in_answer), (), projection.format)
     reading = read_answer(content, projection.format)
-    losses = tuple(_classify(part, reading, content) for part in lost)
+    losses = tuple(_classify(part, reading, content, projected) for part in lost)
     return AnswerAudit(len(wanted), len(in_answer), losses, projection.format)
 
 
@@ -148,6 +149,12 @@ class Reading:
     text: str = ""
     starts: list[int] = field(default_factory=list)
     labels: list[str | int] = field(default_factory=list)
+
+    def block_text(self, block: int) -> str:
+        """The reader text of block number ``block``, normalised."""
+        ends = [*self.starts[1:], len(self.text)]
+        return "".join(self.text[start:end] for start, end, label in zip(self.starts, ends, self.labels, strict=True)
+                       if label == block)
 
     def labels_between(self, start: int, end: int) -> list[str | int]:
         """Labels of the characters ``text[start:end]``, in order, one per segment touched."""
@@ -212,6 +219,7 @@ _URL_ATTRIBUTES = frozenset({"href", "src", "srcset", "action", "formaction", "c
 _INLINE = frozenset({"a", "abbr", "b", "bdi", "bdo", "cite", "code", "data", "dfn", "em", "font", "i", "kbd", "mark",
                      "q", "s", "samp", "small", "span", "strong", "sub", "sup", "time", "u", "var", "del", "ins",
                      "label", "wbr", "img", "strike", "tt", "big", "nobr"})
+_COMMENT = re.compile(r"<!--(.*?)(?:-->|\Z)", re.S)
 _DOCTYPE = re.compile(r"<!doctype", re.I)
 _DECLARATION = re.compile(r"([\w-]+)\s*:\s*([^;]*)")
 
@@ -250,12 +258,20 @@ def _read_html(markup: str, reader: _Reader, *, hidden: bool) -> None:
     try:
         root = lxml.html.document_fromstring(markup.encode("utf-8", "replace"), parser=parser)
     except (lxml.etree.ParserError, lxml.etree.XMLSyntaxError, ValueError):
+        for comment in _COMMENT.findall(markup):  # lxml finds no document in markup of comments only
+            reader.add(HIDDEN_ELEMENT if hidden else HTML_COMMENT, comment)
         return
+    for sibling in reversed(list(root.itersiblings(preceding=True))):  # comments before <html>
+        if sibling.tag is lxml.etree.Comment:
+            reader.add(HIDDEN_ELEMENT if hidden else HTML_COMMENT, sibling.text)
     if _DOCTYPE.search(markup):  # lxml reports a default doctype for markup that has none
         reader.add(MARKUP, root.getroottree().docinfo.doctype)
     # The html, head and body elements lxml adds around a fragment are not in the answer's text.
     implied = frozenset(tag for tag in ("html", "head", "body") if not re.search(rf"<{tag}\b", markup, re.I))
     _read_tree(root, reader, hidden, implied)
+    for sibling in root.itersiblings():  # comments after </html>
+        if sibling.tag is lxml.etree.Comment:
+            reader.add(HIDDEN_ELEMENT if hidden else HTML_COMMENT, sibling.text)
 
 
 def _read_tree(root: lxml.html.HtmlElement, reader: _Reader, hidden: bool, implied: frozenset[str]) -> None:
@@ -441,7 +457,7 @@ def _inline_text(children: Iterable[Token]) -> Iterable[str]:
 # --- classification --------------------------------------------------------------------------------
 
 
-def _classify(fragment: str, reading: Reading, content: str) -> Loss:
+def _classify(fragment: str, reading: Reading, content: str, projected: str) -> Loss:
     contained: set[str] = set()
     straddled: set[str] = set()
     joined = False
@@ -456,7 +472,12 @@ def _classify(fragment: str, reading: Reading, content: str) -> Loss:
             return Loss(fragment, UNEXPLAINED, raw_context(content, fragment),
                         "reader text in the audit's reading, missing from the projection")
         if not rules:
-            joined = True
+            # Only a join of blocks the projection kept whole, each of them, but not side by side.
+            if all(reading.block_text(block) in projected for block in blocks):
+                joined = True
+            else:
+                return Loss(fragment, UNEXPLAINED, raw_context(content, fragment),
+                            "reader text across blocks, and the projection lost one of those blocks")
         elif len(rules) == 1 and not blocks:
             contained |= rules
         else:
