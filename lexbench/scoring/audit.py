@@ -220,6 +220,7 @@ _INLINE = frozenset({"a", "abbr", "b", "bdi", "bdo", "cite", "code", "data", "df
                      "q", "s", "samp", "small", "span", "strong", "sub", "sup", "time", "u", "var", "del", "ins",
                      "label", "wbr", "img", "strike", "tt", "big", "nobr"})
 _COMMENT = re.compile(r"<!--(.*?)(?:-->|\Z)", re.S)
+_END_TAG = re.compile(r"</([A-Za-z][A-Za-z0-9-]*)")
 _DOCTYPE = re.compile(r"<!doctype", re.I)
 _DECLARATION = re.compile(r"([\w-]+)\s*:\s*([^;]*)")
 
@@ -268,13 +269,16 @@ def _read_html(markup: str, reader: _Reader, *, hidden: bool) -> None:
         reader.add(MARKUP, root.getroottree().docinfo.doctype)
     # The html, head and body elements lxml adds around a fragment are not in the answer's text.
     implied = frozenset(tag for tag in ("html", "head", "body") if not re.search(rf"<{tag}\b", markup, re.I))
-    _read_tree(root, reader, hidden, implied)
+    # An end tag's name is in the text only where it was written: lxml closes many elements itself.
+    closed = frozenset(name.lower() for name in _END_TAG.findall(markup)) - implied
+    _read_tree(root, reader, hidden, implied, closed)
     for sibling in root.itersiblings():  # comments after </html>
         if sibling.tag is lxml.etree.Comment:
             reader.add(HIDDEN_ELEMENT if hidden else HTML_COMMENT, sibling.text)
 
 
-def _read_tree(root: lxml.html.HtmlElement, reader: _Reader, hidden: bool, implied: frozenset[str]) -> None:
+def _read_tree(root: lxml.html.HtmlElement, reader: _Reader, hidden: bool, implied: frozenset[str],
+               closed: frozenset[str]) -> None:
     # Iterative: (element, entering, content hidden, visible, tail hidden). A tail belongs to the parent.
     stack: list[tuple[lxml.etree._Element, bool, bool, bool, bool]] = [(root, True, hidden, True, hidden)]
     suppressed: set[lxml.etree._Element] = set()  # options a drop-down does not display
@@ -288,7 +292,7 @@ def _read_tree(root: lxml.html.HtmlElement, reader: _Reader, hidden: bool, impli
             continue
         tag = el.tag.lower()
         if not entering:
-            if tag not in _VOID and tag not in implied:
+            if tag in closed:
                 reader.add(MARKUP, tag)
             if tag not in _INLINE:
                 reader.new_block()
