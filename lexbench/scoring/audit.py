@@ -426,7 +426,9 @@ def _read_inline(children: Sequence[Token], reader: _Reader, hidden: bool) -> No
     label = HIDDEN_ELEMENT if hidden else None
     if any(child.type == "html_inline" for child in children):
         # Inline HTML follows the HTML rules: read the rendered inline as HTML.
-        _read_html(_MARKDOWN.renderer.renderInline(list(children), _MARKDOWN.options, {}), reader, hidden=hidden)
+        # The renderer has no rule for escapes and entities (text_special): they go in as plain text.
+        ready = [Token("text", "", 0, content=c.content) if c.type == "text_special" else c for c in children]
+        _read_html(_MARKDOWN.renderer.renderInline(ready, _MARKDOWN.options, {}), reader, hidden=hidden)
         return
     links: list[Token] = []
     for child in children:
@@ -495,7 +497,8 @@ def _classify(fragment: str, reading: Reading, content: str, projected: str) -> 
     if joined:
         return Loss(fragment, BLOCK_JOIN)
     return Loss(fragment, UNEXPLAINED, raw_context(content, fragment),
-                "in the raw answer but not in the audit's reading of it either")
+                "in the raw answer but not in the audit's reading of it either: its parser dropped it too "
+                "(markdown-it drops table cells beyond the header's count)")
 
 
 def raw_context(content: str, fragment: str, width: int = 50) -> str:
