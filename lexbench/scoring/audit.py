@@ -58,6 +58,7 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
 from lexbench.dataset.case import Case
+from lexbench.scoring.coverage import measure
 from lexbench.scoring.normalise import fragments, normalise
 from lexbench.scoring.view import AnswerView
 
@@ -128,8 +129,11 @@ def audit_answer(case: Case, content: str, content_format: str | None) -> Answer
     projection = AnswerView.of(content, content_format).projection
     raw = normalise(content)
     projected = "".join(normalise(piece) for piece in projection.pieces())
-    in_answer = [part for part in wanted if part in raw]
-    lost = [part for part in in_answer if part not in projected]
+    # The scorer's own one-pass matcher (SPEC §3.4): linear in the answer, whatever the fragment count.
+    absent = set(measure(raw, {"raw": wanted})["raw"].missing)
+    in_answer = [part for part in wanted if part not in absent]
+    unseen = set(measure(projected, {"projection": in_answer})["projection"].missing)
+    lost = [part for part in in_answer if part in unseen]
     if not lost:
         return AnswerAudit(len(wanted), len(in_answer), (), projection.format)
     reading = read_answer(content, projection.format)
@@ -149,12 +153,18 @@ class Reading:
     text: str = ""
     starts: list[int] = field(default_factory=list)
     labels: list[str | int] = field(default_factory=list)
+    _blocks: dict[int, str] | None = field(default=None, repr=False)
 
     def block_text(self, block: int) -> str:
         """The reader text of block number ``block``, normalised."""
-        ends = [*self.starts[1:], len(self.text)]
-        return "".join(self.text[start:end] for start, end, label in zip(self.starts, ends, self.labels, strict=True)
-                       if label == block)
+        if self._blocks is None:
+            ends = [*self.starts[1:], len(self.text)]
+            texts: dict[int, list[str]] = {}
+            for start, end, label in zip(self.starts, ends, self.labels, strict=True):
+                if isinstance(label, int):
+                    texts.setdefault(label, []).append(self.text[start:end])
+            self._blocks = {number: "".join(parts) for number, parts in texts.items()}
+        return self._blocks.get(block, "")
 
     def labels_between(self, start: int, end: int) -> list[str | int]:
         """Labels of the characters ``text[start:end]``, in order, one per segment touched."""
