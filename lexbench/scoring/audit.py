@@ -32,7 +32,8 @@ A lost fragment is looked up in the reading:
 2. else an occurrence inside one rule's text is explained by that rule, and else an occurrence that
    straddles a rule's text and reader text by that rule (the first in :data:`RULES` order);
 3. else an occurrence made of reader text of two or more blocks is ``block_join`` when the
-   projection holds each of those blocks whole (else it lost one: :data:`UNEXPLAINED`).
+   projection holds each of those blocks whole, and each is at least a fragment long (else the
+   projection lost one, or the evidence is too short to say: :data:`UNEXPLAINED`).
    Normalisation deletes newlines, so a block boundary alone never separates two words in the
    normalised projection: a ``block_join`` loss means the projection did not keep the blocks next to
    each other (it reordered them, or put text between them). It is counted so such a loss is
@@ -230,6 +231,8 @@ _INLINE = frozenset({"a", "abbr", "b", "bdi", "bdo", "cite", "code", "data", "df
                      "q", "s", "samp", "small", "span", "strong", "sub", "sup", "time", "u", "var", "del", "ins",
                      "label", "wbr", "img", "strike", "tt", "big", "nobr"})
 _COMMENT = re.compile(r"<!--(.*?)(?:-->|\Z)", re.S)
+_WRAPPERS = frozenset({"html", "head", "body"})  # what lxml puts around a fragment
+_START_TAG = re.compile(r"<([A-Za-z][A-Za-z0-9-]*)")
 _END_TAG = re.compile(r"</([A-Za-z][A-Za-z0-9-]*)")
 _DOCTYPE = re.compile(r"<!doctype", re.I)
 _DECLARATION = re.compile(r"([\w-]+)\s*:\s*([^;]*)")
@@ -263,8 +266,10 @@ def _attribute_rule(name: str) -> str:
     return IMAGE_ALT if name == "alt" else HTML_ATTRIBUTE
 
 
-def _read_html(markup: str, reader: _Reader, *, hidden: bool) -> None:
-    """Read an HTML document or fragment; ``hidden`` when it sits inside an element that hides it."""
+def _read_html(markup: str, reader: _Reader, *, hidden: bool, written: str | None = None) -> None:
+    """Read an HTML document or fragment; ``hidden`` when it sits inside an element that hides it.
+    ``written`` is the answer's own text of the markup when ``markup`` was rendered from it (Markdown
+    with inline HTML): only tag names written there are markup of the answer."""
     parser = lxml.html.HTMLParser(encoding="utf-8", remove_comments=False, remove_pis=True, huge_tree=True)
     try:
         root = lxml.html.document_fromstring(markup.encode("utf-8", "replace"), parser=parser)
@@ -277,17 +282,18 @@ def _read_html(markup: str, reader: _Reader, *, hidden: bool) -> None:
             reader.add(HIDDEN_ELEMENT if hidden else HTML_COMMENT, sibling.text)
     if _DOCTYPE.search(markup):  # lxml reports a default doctype for markup that has none
         reader.add(MARKUP, root.getroottree().docinfo.doctype)
-    # The html, head and body elements lxml adds around a fragment are not in the answer's text.
-    implied = frozenset(tag for tag in ("html", "head", "body") if not re.search(rf"<{tag}\b", markup, re.I))
-    # An end tag's name is in the text only where it was written: lxml closes many elements itself.
-    closed = frozenset(name.lower() for name in _END_TAG.findall(markup)) - implied
-    _read_tree(root, reader, hidden, implied, closed)
+    # A tag's name is in the answer only where it was written: lxml adds html and body around a
+    # fragment and closes many elements itself, and a Markdown renderer writes tags of its own.
+    source = markup if written is None else written
+    opened = frozenset(name.lower() for name in _START_TAG.findall(source))
+    closed = frozenset(name.lower() for name in _END_TAG.findall(source))
+    _read_tree(root, reader, hidden, opened, closed)
     for sibling in root.itersiblings():  # comments after </html>
         if sibling.tag is lxml.etree.Comment:
             reader.add(HIDDEN_ELEMENT if hidden else HTML_COMMENT, sibling.text)
 
 
-def _read_tree(root: lxml.html.HtmlElement, reader: _Reader, hidden: bool, implied: frozenset[str],
+def _read_tree(root: lxml.html.HtmlElement, reader: _Reader, hidden: bool, opened: frozenset[str],
                closed: frozenset[str]) -> None:
     # Iterative: (element, entering, content hidden, visible, tail hidden). A tail belongs to the parent.
     stack: list[tuple[lxml.etree._Element, bool, bool, bool, bool]] = [(root, True, hidden, True, hidden)]
@@ -304,13 +310,13 @@ def _read_tree(root: lxml.html.HtmlElement, reader: _Reader, hidden: bool, impli
         if not entering:
             if tag in closed:
                 reader.add(MARKUP, tag)
-            if tag not in _INLINE:
+            if tag not in _INLINE and (tag in opened or tag not in _WRAPPERS):
                 reader.new_block()
             reader.add(tail_label, el.tail)
             continue
-        if tag not in _INLINE:
+        if tag not in _INLINE and (tag in opened or tag not in _WRAPPERS):
             reader.new_block()
-        if tag not in implied:
+        if tag in opened:
             reader.add(MARKUP, tag)
         for name, value in el.attrib.items():
             reader.add(MARKUP, name)
@@ -438,7 +444,8 @@ def _read_inline(children: Sequence[Token], reader: _Reader, hidden: bool) -> No
         # Inline HTML follows the HTML rules: read the rendered inline as HTML.
         # The renderer has no rule for escapes and entities (text_special): they go in as plain text.
         ready = [Token("text", "", 0, content=c.content) if c.type == "text_special" else c for c in children]
-        _read_html(_MARKDOWN.renderer.renderInline(ready, _MARKDOWN.options, {}), reader, hidden=hidden)
+        written = "".join(c.content for c in children if c.type == "html_inline")
+        _read_html(_MARKDOWN.renderer.renderInline(ready, _MARKDOWN.options, {}), reader, hidden=hidden, written=written)
         return
     links: list[Token] = []
     for child in children:
@@ -489,7 +496,8 @@ def _classify(fragment: str, reading: Reading, content: str, projected: str) -> 
                         "reader text in the audit's reading, missing from the projection")
         if not rules:
             # Only a join of blocks the projection kept whole, each of them, but not side by side.
-            if all(reading.block_text(block) in projected for block in blocks):
+            # (A block shorter than a fragment could be found anywhere: that is no evidence.)
+            if all(len(text := reading.block_text(block)) >= len(fragment) and text in projected for block in blocks):
                 joined = True
             else:
                 return Loss(fragment, UNEXPLAINED, raw_context(content, fragment),
