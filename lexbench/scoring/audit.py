@@ -308,6 +308,11 @@ def _read_tree(root: lxml.html.HtmlElement, reader: _Reader, hidden: bool, opene
             continue
         tag = el.tag.lower()
         if not entering:
+            if tag not in opened:
+                # Written by the Markdown renderer from "[text](target 'title')" or "![alt](src)": the
+                # answer holds these values after the text, and no attribute names.
+                for name, value in el.attrib.items():
+                    reader.add(_attribute_rule(name), value)
             if tag in closed:
                 reader.add(MARKUP, tag)
             if tag not in _INLINE and (tag in opened or tag not in _WRAPPERS):
@@ -318,9 +323,9 @@ def _read_tree(root: lxml.html.HtmlElement, reader: _Reader, hidden: bool, opene
             reader.new_block()
         if tag in opened:
             reader.add(MARKUP, tag)
-        for name, value in el.attrib.items():
-            reader.add(MARKUP, name)
-            reader.add(_attribute_rule(name), value)
+            for name, value in el.attrib.items():
+                reader.add(MARKUP, name)
+                reader.add(_attribute_rule(name), value)
         hides = content_hidden or _hides(tag, el.attrib) or el in suppressed
         own = _visibility(el.attrib)
         shown = visible if own is None else own
