@@ -115,12 +115,13 @@ def corpus_run(request, tmp_path_factory):
         [sys.executable, "-m", "pytest", f"--suite={work / 'suite'}", f"--providers={','.join(LOCAL_PROVIDERS)}",
          f"--run-dir={run_dir}", "-q", "--tb=no", "-p", "no:cacheprovider", "-n", "2"],
         cwd=REPO, capture_output=True, text=True, timeout=1800)
-    assert completed.returncode in (0, 1), completed.stdout[-2000:] + completed.stderr[-2000:]
+    if completed.returncode not in (0, 1):  # not an AssertionError: the expected failure is the audit's, not this
+        pytest.fail(f"the corpus run failed:\n{completed.stdout[-2000:]}{completed.stderr[-2000:]}")
     return run_dir
 
 
 @pytest.mark.skipif(not CORPUS.is_dir(), reason=f"{CORPUS} is absent: the real corpus is not on this machine")
-@pytest.mark.xfail(bool(KNOWN), strict=True,
+@pytest.mark.xfail(bool(KNOWN), strict=True, raises=AssertionError,
                    reason=f"the projection still loses {', '.join(KNOWN)} (issue 16, 'Why' 1-3)")
 @pytest.mark.parametrize("corpus_run", CORPUS_FORMATS, indirect=True)
 def test_the_local_providers_corpus_answers_lose_nothing_unexplained(corpus_run, capsys):
