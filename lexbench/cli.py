@@ -177,6 +177,13 @@ def _report(args: argparse.Namespace) -> int:
     return 0
 
 
+def _count(text: str) -> int:
+    """A whole number ≥ 0, for argparse."""
+    if not text.isdigit():
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number ≥ 0")
+    return int(text)
+
+
 def _audit_projection(args: argparse.Namespace) -> int:
     import json
 
@@ -241,7 +248,7 @@ def build_parser() -> argparse.ArgumentParser:
                          "lost, each with the rule that removed it (SPEC §3.2); exit 1 when any loss is unexplained")
     p.add_argument("run_dir", metavar="RUN_DIR", help="the run directory (its manifest names the suite)")
     p.add_argument("--json", action="store_true", help="print the audit as JSON instead of the table")
-    p.add_argument("--examples", type=int, default=3, help="explained fragments shown per item in the table (default 3)")
+    p.add_argument("--examples", type=_count, default=3, help="explained fragments shown per item in the table (default 3)")
     p.set_defaults(handler=_audit_projection)
 
     p = verbs.add_parser("compile-articles", help="compile rules.json + cohort.json against an evidence home into a new dataset.json")

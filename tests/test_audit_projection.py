@@ -132,3 +132,10 @@ def test_the_local_providers_corpus_answers_lose_nothing_unexplained(corpus_run,
     unexplained = [f"{item['case']}[{item['provider']}] {loss['fragment']!r}: {loss['context']}"
                    for item in report["items"] for loss in item["losses"] if loss["rule"] == UNEXPLAINED]
     assert (code, unexplained) == (0, []), f"{len(unexplained)} unexplained loss(es):\n" + "\n".join(unexplained[:20])
+
+
+def test_a_negative_example_count_is_refused(tmp_path, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        lexbench(["audit-projection", "--examples", "-1", str(tmp_path)])
+    assert exit_info.value.code == 2
+    assert "is not a whole number" in capsys.readouterr().err

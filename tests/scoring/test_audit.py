@@ -117,3 +117,21 @@ def test_markdown_after_a_head_line_is_reader_text():
     assert all(loss.rule == UNEXPLAINED for loss in result.losses)
     if "ledger" not in AnswerView.of(content, "markdown").projection.text:
         assert ending_fragments() <= {loss.fragment for loss in result.unexplained}
+
+
+def test_the_table_lists_every_item_examples_per_rule_and_a_summary():
+    lossy = f"{BODY}\n\nSee [the museum](https://example.org/{SLUG})."
+    items = audit.audit_items([(CASE, "links", lossy, "markdown"), (CASE, "whole", f"{BODY}\n\n{ENDING}", "markdown")])
+    lost = len(items[0].audit.losses)
+    assert lost > 2 and not items[1].audit.losses
+    lines = audit.render_table(items, examples=2).splitlines()
+    assert lines[0].split()[:3] == ["case", "provider", "format"]
+    assert lines[1].split()[1:6] == ["links", "markdown", f"{items[0].audit.in_answer}/{items[0].audit.fragments}",
+                                      str(lost), "link_target"]
+    assert [line.split()[1] for line in lines[2:4]] == ["link_target", "link_target"]  # two examples, no more
+    assert lines[4].split()[1] == "whole"
+    assert lines[-1] == (f"audit-projection: 2 item(s), 1 with lost fragments; {lost} lost fragment(s) "
+                         f"(link_target {lost}); 0 unexplained")
+    data = audit.to_json(items)
+    assert data["totals"] == {"link_target": lost} and data["unexplained"] == 0
+    assert [item["lost"] for item in data["items"]] == [lost, 0]
