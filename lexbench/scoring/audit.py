@@ -1,4 +1,5 @@
-"""The projection loss audit (SPEC §3.2): which reference fragments an answer holds but its projection lost, and why.
+"""The projection loss audit (SPEC §3.2): the reference fragments an answer holds but its projection
+lost, and the rule that removed each.
 
 A reference fragment (SPEC §3.4: the regions' and the ending's normalised text cut into 6-character
 fragments) is *lost* when it occurs in the answer's raw normalised text, ``normalise(answer as
@@ -21,7 +22,8 @@ either reader text (labelled with its block number) or the text of one rule:
   options of a drop-down other than the displayed one, and Markdown inside an HTML element that
   hides it;
 - ``html_comment``: comment text;
-- ``markup``: tag and attribute names, the doctype, entity names;
+- ``markup``: tag and attribute names where the answer writes them (not those lxml or the Markdown
+  renderer add), the doctype, entity names;
 - ``code_info_string``: the info string of a fenced code block.
 
 The segments are normalised and concatenated into the *reading*, each character keeping its label.
