@@ -200,6 +200,54 @@ def _report(args: argparse.Namespace) -> int:
     return 0
 
 
+def _count(text: str) -> int:
+    """A whole number ≥ 0, for argparse."""
+    if not text.isdigit():
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number ≥ 0")
+    return int(text)
+
+
+def _audit_projection(args: argparse.Namespace) -> int:
+    import json
+
+    from lexbench.dataset.bindings import DATASET_NAME
+    from lexbench.dataset.compile import sha256_bytes
+    from lexbench.dataset.suite import load_dataset
+    from lexbench.errors import RunError
+    from lexbench.record import RESPONSES_DIR, checked_rows
+    from lexbench.scoring.audit import UNEXPLAINED, audit_items, render_table, to_json
+
+    run_dir = Path(args.run_dir)
+    if not run_dir.is_dir():
+        raise RunError(f"{run_dir}: no such run directory")
+    manifest, rows = checked_rows(run_dir)
+    suite = manifest["suite"]
+    dataset_path = Path(suite["path"]) / DATASET_NAME
+    if not dataset_path.is_file():
+        raise RunError(f"{run_dir}: the run's suite {suite['id']!r} is not at {suite['path']} (no {DATASET_NAME}); "
+                       "the audit needs the suite the run was made with")
+    if sha256_bytes(dataset_path.read_bytes()) != suite["dataset_sha256"]:
+        raise RunError(f"{run_dir}: {dataset_path} is not the dataset the run was made with (its sha256 differs "
+                       f"from the manifest's {suite['dataset_sha256']})")
+    cases = {case.id: case for case in load_dataset(dataset_path).cases}
+    items = []
+    for row in sorted(rows, key=lambda r: (r.case, r.provider)):
+        if row.response_sha256 is None or row.case not in cases:
+            continue  # no answer was saved (a failed call), or a control row of a case no longer in the suite
+        answer_path = run_dir / RESPONSES_DIR / f"{row.response_sha256}.txt"
+        try:
+            answer = answer_path.read_bytes().decode("utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise RunError(f"{run_dir}: the answer of {row.item_id} cannot be read ({exc}); the run record is damaged") from None
+        items.append((cases[row.case], row.provider, answer, row.content_format))
+    audited = audit_items(items)
+    if args.json:
+        print(json.dumps(to_json(audited), ensure_ascii=False, indent=2))
+    else:
+        print(render_table(audited, examples=args.examples))
+    return 1 if any(loss.rule == UNEXPLAINED for item in audited for loss in item.audit.losses) else 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every verb; each sub-parser's ``handler`` runs it."""
     parser = argparse.ArgumentParser(prog="lexbench", description="lexbench: a benchmark for Web Fetch providers")
@@ -220,6 +268,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--merge", action="store_true", help="combine the shards of one run (--shard=K/N) into --output")
     p.add_argument("--output", default=None, help="with --merge: a new directory for the merged run")
     p.set_defaults(handler=_report)
+
+    p = verbs.add_parser("audit-projection", help="per item, the reference fragments an answer holds but its projection "
+                         "lost, each with the rule that removed it (SPEC §3.2); exit 1 when any loss is unexplained")
+    p.add_argument("run_dir", metavar="RUN_DIR", help="the run directory (its manifest names the suite)")
+    p.add_argument("--json", action="store_true", help="print the audit as JSON instead of the table")
+    p.add_argument("--examples", type=_count, default=3, help="explained fragments shown per item in the table (default 3)")
+    p.set_defaults(handler=_audit_projection)
 
     p = verbs.add_parser("compile-articles", help="compile rules.json + cohort.json against an evidence home into a new dataset.json")
     p.add_argument("--suite", default=None, help="suite name under cases/ or suite directory (default: demo, unless --rules is given)")
