@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from lexbench.cli import main as lexbench
-from lexbench.dataset.importers import import_corpus
+from lexbench.dataset.importers import import_corpus, known_formats
+from lexbench.errors import CorpusImportError
 from lexbench.scoring import audit
 from lexbench.scoring.audit import UNEXPLAINED
 from lexbench.scoring.projection import Projection
@@ -18,7 +19,9 @@ from lexbench.scoring.view import AnswerView
 
 REPO = Path(__file__).resolve().parents[1]
 CORPUS = REPO.parent / "shared" / "corpus"
-CORPUS_FORMATS = ("scrapinghub-aeb", "mozilla-readability", "magic-html-bench")
+# Every corpus folder a registered format imports (as run-evals --corpus finds them): issue 16 asks for
+# 0 unexplained losses on every importable source.
+CORPUS_FORMATS = tuple(name for name in known_formats() if (CORPUS / name).is_dir()) or ("scrapinghub-aeb",)
 LOCAL_PROVIDERS = ("http-markdownify", "trafilatura", "readability")
 
 
@@ -86,43 +89,26 @@ def test_a_run_whose_suite_changed_is_refused(demo_run, tmp_path, capsys):
     assert "is not at" in capsys.readouterr().err
 
 
-def known_projection_losses() -> list[str]:
-    """The projection bugs of issue 16 ("Why" 1-3) still present: each reproduction loses text a reader sees."""
-    def projected(markdown: str) -> str:
-        return AnswerView.of(markdown, "markdown").projection.text
-
-    found = []
-    if "1" not in projected("Intro.\n\n1. Finland\n\n2. Norway"):
-        found.append("ordered-list numbers")
-    if "B text" not in projected("A first para\n\n<head>\n\nB text after the head line"):
-        found.append("Markdown after a line that looks like an HTML block")
-    if "article text" not in projected("| Site | |\n| --- | --- |\n| nav | | article text |"):
-        found.append("table cells beyond the header's count")
-    return found
-
-
-KNOWN = known_projection_losses()
-
-
 @pytest.fixture(scope="module")
 def corpus_run(request, tmp_path_factory):
     """One run of the local providers over an imported corpus suite (``-n 2``), made once per format."""
     corpus_format = request.param
     work = tmp_path_factory.mktemp(corpus_format)
-    import_corpus(corpus_format, CORPUS / corpus_format, work / "suite", keep_going=True)
+    try:
+        import_corpus(corpus_format, CORPUS / corpus_format, work / "suite", keep_going=True)
+    except CorpusImportError as error:  # e.g. gne-zh-lists: list pages without a reference, none importable
+        pytest.skip(f"{corpus_format}: nothing to audit: {str(error).splitlines()[0]}")
     run_dir = work / "run"
     completed = subprocess.run(
         [sys.executable, "-m", "pytest", f"--suite={work / 'suite'}", f"--providers={','.join(LOCAL_PROVIDERS)}",
          f"--run-dir={run_dir}", "-q", "--tb=no", "-p", "no:cacheprovider", "-n", "2"],
         cwd=REPO, capture_output=True, text=True, timeout=1800)
-    if completed.returncode not in (0, 1):  # not an AssertionError: the expected failure is the audit's, not this
+    if completed.returncode not in (0, 1):  # providers' misses are results; anything else broke the run
         pytest.fail(f"the corpus run failed:\n{completed.stdout[-2000:]}{completed.stderr[-2000:]}")
     return run_dir
 
 
 @pytest.mark.skipif(not CORPUS.is_dir(), reason=f"{CORPUS} is absent: the real corpus is not on this machine")
-@pytest.mark.xfail(bool(KNOWN), strict=True, raises=AssertionError,
-                   reason=f"the projection still loses {', '.join(KNOWN)} (issue 16, 'Why' 1-3)")
 @pytest.mark.parametrize("corpus_run", CORPUS_FORMATS, indirect=True)
 def test_the_local_providers_corpus_answers_lose_nothing_unexplained(corpus_run, capsys):
     code = lexbench(["audit-projection", "--json", str(corpus_run)])
