@@ -35,6 +35,7 @@ import json
 import re
 from abc import abstractmethod
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any, ClassVar
 from urllib.parse import urlsplit
 
@@ -63,7 +64,9 @@ class HostedProvider(Provider):
     ``status_errors`` (service-specific API statuses mapped to error types, over 401/403 → auth,
     402 → quota, 429 → rate_limited); ``request_id_headers``; ``error_request_id`` (the member of a JSON
     error body that holds the request id, e.g. ``"id"``); ``unverified`` (API details not confirmed by
-    first-party documentation, one phrase each).
+    first-party documentation, one phrase each); ``redirect_origins`` (origins other than the API's own,
+    ``"https://files.example"``, that its redirects may lead to: none by default; such a hop is guarded
+    and carries no credential, see :meth:`~lexbench.providers.http.HttpBoundary.send`).
 
     Hosted services cannot reach the loopback replay server (``reaches_loopback = False``): in replay
     mode their items are skipped as ``replay_unreachable``.
@@ -82,6 +85,7 @@ class HostedProvider(Provider):
     request_id_headers: ClassVar[tuple[str, ...]] = ("x-request-id", "request-id", "x-amzn-requestid", "cf-ray")
     error_request_id: ClassVar[str | None] = None
     unverified: ClassVar[tuple[str, ...]] = ()
+    redirect_origins: ClassVar[frozenset[str]] = frozenset()
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -204,7 +208,9 @@ class HostedProvider(Provider):
         """Send ``url`` to the service once within ``timeout`` seconds (SPEC §5); see the module docstring."""
         deadline = Deadline.after(timeout)
         options = {**self.defaults, **self.expanded_options()}
-        response = self.http.send(self.build_request(url, options), deadline)
+        request = self.build_request(url, options)
+        request = replace(request, redirect_origins=request.redirect_origins | self.redirect_origins)
+        response = self.http.send(request, deadline)
         try:
             result = self.api_failure(response) or self.parse_response(response)
             result = self.finish(result, url, deadline)
