@@ -185,11 +185,13 @@ class Redactor:
 
     def _narrowed(self, token: re.Match[str]) -> list[tuple[int, int]]:
         """The parts of an escaped token that hold a secret, when the token is a URL or a query string
-        (``key=sk%2F...&url=...``) and a part between ``?&=;,`` holds one whole; else the whole token."""
-        start = token.start()
-        parts = [(start + m.start(), start + m.end(), m.group()) for m in _QUERY_PART.finditer(token.group())]
-        held = [(a, b) for a, b, part in parts if self._holds_secret_encoded(part, self._escaped_token)]
-        return held or [token.span()]
+        (``key=sk%2F...&url=...``), each part between ``?&=;,`` that holds one, and the rest holds none;
+        else the whole token."""
+        text, start = token.group(), token.start()
+        held = [m.span() for m in _QUERY_PART.finditer(text) if self._holds_secret_encoded(m.group(), self._escaped_token)]
+        if not held or self._holds_secret_encoded(_mask(text, held), self._escaped_token):
+            return [token.span()]  # the secret also stands across parts (HTML entities end in ";")
+        return [(start + a, start + b) for a, b in held]
 
     def _holds_secret_encoded(self, run: str, pattern: re.Pattern[str]) -> bool:
         if pattern is self._escaped_token:
