@@ -292,7 +292,7 @@ class HttpBoundary:
         context = CURRENT_CALL.get()
         redactor = context.redactor if context is not None else Redactor()
         return {name: value for name, value in headers.items()
-                if not is_sensitive_header(name) and redactor.text(value) == value}
+                if not is_sensitive_header(name) and not redactor.holds_secret(value)}
 
     def _log(self, request: HttpRequest | None, *, response: httpx.Response | None = None, body: bytes | None = None,
              error: str | None = None) -> None:
