@@ -56,3 +56,26 @@ def test_text_that_holds_no_credential_is_left_as_it_was():
 def test_a_query_string_keeps_its_other_parameters():
     redacted = Redactor([KEY]).text(FORMS["query-value"])
     assert redacted == "https://api.example/v1?url=https%3A%2F%2Fsite.example&key=[REDACTED]&x=1"
+
+
+def test_an_error_excerpt_never_cuts_a_credential_in_half(monkeypatch):
+    """An API error quoted in the message is cut at 200 characters; a key straddling the cut is masked
+    first, or its first half would be written where the redactor can no longer recognise it."""
+    from lexbench.providers import RuntimePolicy, call_provider
+    from lexbench.providers.hosted.brightdata import BrightDataUnlocker
+    from lexbench.providers.http import HttpBoundary
+    from tests.providers.servers import LoopbackServer, send
+    from tests.scoring.factories import make_case
+
+    monkeypatch.setenv("LEXBENCH_EXCERPT_KEY", KEY)
+    monkeypatch.setenv("LEXBENCH_EXCERPT_ZONE", "zone")
+
+    def handle(h, server):  # type: ignore[no-untyped-def]
+        h.rfile.read(int(h.headers.get("Content-Length") or 0))
+        send(h, 500, ("x" * 190 + " " + KEY + " and more").encode(), "text/plain")
+
+    with LoopbackServer(handle) as api:
+        provider = BrightDataUnlocker("brightdata", {"base_url": api.url(""), "api_key": "${LEXBENCH_EXCERPT_KEY}",
+                                                     "zone": "${LEXBENCH_EXCERPT_ZONE}"}, http=HttpBoundary())
+        result = call_provider(provider, make_case(), "https://site.example/page", RuntimePolicy(retries=0))
+    assert "HTTP 500" in result.error_message and KEY[:8] not in provider.redactor().text(result.error_message)

@@ -42,7 +42,7 @@ from urllib.parse import urlsplit
 from lexbench.dataset.case import Case
 from lexbench.providers.base import Family, Provider
 from lexbench.providers.http import HttpRequest, HttpResponse
-from lexbench.providers.policy import Deadline, FetchError
+from lexbench.providers.policy import CURRENT_CALL, Deadline, FetchError
 from lexbench.providers.result import ContentFormat, ErrorType, ProviderResult, ResultMetadata
 
 _JSON_TYPES = ("application/json", "application/problem+json", "text/json")
@@ -311,8 +311,11 @@ def number(value: Any) -> float | None:
 
 
 def excerpt(response: HttpResponse, limit: int = 200) -> str:
-    """The answer's text on one line, cut at ``limit`` characters (for error messages)."""
-    text = " ".join(response.text()[: limit * 2].split())
+    """The answer's text on one line, cut at ``limit`` characters (for error messages). Credentials are
+    masked before the cut: a key cut in half would no longer be recognised when the message is written."""
+    context = CURRENT_CALL.get()
+    text = response.text()[: limit * 8]
+    text = " ".join((context.redactor.text(text) if context is not None else text)[: limit * 2].split())
     return (text[:limit] + "…") if len(text) > limit else (text or "(empty body)")
 
 
