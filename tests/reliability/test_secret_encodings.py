@@ -10,8 +10,15 @@ from urllib.parse import quote
 import pytest
 
 from lexbench.providers.credentials import Redactor
+from tests.reliability.figures import attack
 from tests.reliability.leaks import leaks
 from tests.reliability.test_secrets import encodings
+
+
+@pytest.fixture(autouse=True)
+def _counted_as_an_attack(request: pytest.FixtureRequest) -> None:
+    attack(request.node, "secrets in any encoding")
+
 
 KEY = "sk-live/Canary+7Qx9=="
 

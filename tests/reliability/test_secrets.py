@@ -29,8 +29,15 @@ import pytest
 
 from lexbench.providers import PROVIDER_TYPES, load_config
 from tests.providers.servers import LoopbackServer, send
+from tests.reliability.figures import attack
 from tests.reliability.leaks import leaks, written_files
 from tests.suite_factory import ARTICLES, write_suite
+
+
+@pytest.fixture(autouse=True)
+def _counted_as_an_attack(request: pytest.FixtureRequest) -> None:
+    attack(request.node, "secrets in any encoding")
+
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = load_config(REPO / "providers" / "providers.example.json")
