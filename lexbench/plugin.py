@@ -554,11 +554,12 @@ class CaseItem(pytest.Item):
         # explanation and evidence may quote the answer.
         verdict = evaluate_response(self.case, result)
         redactor = self.config.stash[STATE].redactor(self.provider_name)
-        self._record(result, redactor.result(result), redactor.result(verdict))
-        if verdict.outcome is Outcome.FAIL:
-            raise VerdictFailure(redactor.text(verdict.explanation))
-        if verdict.outcome is Outcome.UNRESOLVABLE:
-            pytest.skip(redactor.text(verdict.explanation))  # it opens with "unresolvable: "
+        shown = redactor.result(verdict)
+        self._record(result, redactor.result(result), shown)
+        if shown.outcome is Outcome.FAIL:
+            raise VerdictFailure(shown.explanation)
+        if shown.outcome is Outcome.UNRESOLVABLE:
+            pytest.skip(shown.explanation)  # it opens with "unresolvable: "
 
     def _call(self) -> ProviderResult:
         state = self.config.stash[STATE]

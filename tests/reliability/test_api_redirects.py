@@ -126,3 +126,14 @@ def test_a_declared_origin_receives_no_credential(api, internal, status):
     assert received["method"] == "GET" and received["body"] == ""
     assert "authorization" not in {name.lower() for name in received["headers"]}
     assert leaks({"internal server": json.dumps(received).encode()}, {"key": KEY, "zone": ZONE}) == []
+
+
+def test_a_declared_origin_never_receives_a_credential_the_api_put_in_the_new_url(api, internal, monkeypatch):
+    """An API that echoes the key into its Location would hand it to the other origin: refused."""
+    monkeypatch.setattr(api, "handle", lambda h, server: (
+        h.rfile.read(int(h.headers.get("Content-Length") or 0)),
+        send(h, 303, b"", headers={"Location": internal.url(f"/internal?token={KEY.replace('+', '%2B')}")})))
+    guard = NetworkGuard.allowing(internal.address)
+    result, _ = fetch(unlocker(api, declaring(f"http://127.0.0.1:{internal.port}"), guard))
+    assert result.error_type is ErrorType.BLOCKED_NETWORK and "credential in the new URL" in result.error_message
+    assert internal.hits == []
