@@ -93,7 +93,8 @@ class Redactor:
     and the base64 of a whole request count), a hex run (either case), and a token carrying escapes
     (``%xx`` in either case, JSON ``\\uXXXX`` and ``\\/``, HTML entities named, decimal or hex). A
     decoded run is searched again, up to :data:`DECODE_DEPTH` levels (base64 of a URL-encoded key).
-    The whole encoded run is replaced by ``[REDACTED]``.
+    The whole encoded run is replaced by ``[REDACTED]`` (in a URL or query string, only the value that
+    holds the secret, when no other part of it does).
 
     Linear in the text's length: one pass per kind of run, each run decoded at most four times per
     level. Build it with :meth:`from_environment` at call time. An empty redactor changes nothing.
