@@ -37,6 +37,7 @@ from lexbench.providers import (
     call_provider, default_config, load_config,
 )
 from lexbench.providers.config import CONFIGURED
+from lexbench.providers.credentials import Redactor
 from lexbench.providers.guard import NetworkGuard
 from lexbench.providers.policy import DEFAULT_RETRIES, DEFAULT_TIMEOUT_S, declared_family, worker_cpus
 from lexbench.providers.result import ErrorType, ProviderResult
@@ -160,6 +161,11 @@ class BenchState:
                 bind({c.id: (suite.captures[c.id], c.capture.content_type) for c in suite.cases})
             self.providers[name] = provider  # only once bound: a failed bind is retried by the next item
         return self.providers[name]
+
+    def redactor(self, name: str) -> Redactor:
+        """The redactor for provider ``name``'s credentials as they are now (its ``not_secret``
+        identifiers excepted), built from its configuration whether or not it was called."""
+        return Redactor.from_environment(self.specs[name].secret_variables())
 
     def _replay(self) -> ReplayServer:
         if self.replay is None:
@@ -567,12 +573,16 @@ class CaseItem(pytest.Item):
         result = self._call()
         from lexbench.scoring import evaluate_response
 
+        # Score what the provider answered; redact what is written or shown (SPEC §5): a verdict's
+        # explanation and evidence may quote the answer.
         verdict = evaluate_response(self.case, result)
-        self._record(result, verdict)
-        if verdict.outcome is Outcome.FAIL:
-            raise VerdictFailure(verdict.explanation)
-        if verdict.outcome is Outcome.UNRESOLVABLE:
-            pytest.skip(verdict.explanation)  # it opens with "unresolvable: "
+        redactor = self.config.stash[STATE].redactor(self.provider_name)
+        shown = redactor.result(verdict)
+        self._record(result, redactor.result(result), shown)
+        if shown.outcome is Outcome.FAIL:
+            raise VerdictFailure(shown.explanation)
+        if shown.outcome is Outcome.UNRESOLVABLE:
+            pytest.skip(shown.explanation)  # it opens with "unresolvable: "
 
     def _call(self) -> ProviderResult:
         state = self.config.stash[STATE]
@@ -599,7 +609,9 @@ class CaseItem(pytest.Item):
                 "error_message": f"{down} ({self.provider_name} reported {result.error_type}: {result.error_message})"})
         return result
 
-    def _record(self, result: ProviderResult, verdict: Verdict) -> None:
+    def _record(self, answered: ProviderResult, result: ProviderResult, verdict: Verdict) -> None:
+        """Write the item's row and saved response from the redacted ``result`` and ``verdict``; sizes are
+        measured on the ``answered`` content."""
         state = self.config.stash[STATE]
         flags = list(self.case.flags)
         try:
@@ -624,8 +636,8 @@ class CaseItem(pytest.Item):
             error_type=result.error_type.value if result.error_type else None,
             error_message=result.error_message,
             content_format=result.content_format,
-            content_chars=len(result.content),
-            content_tokens=count_tokens(result.content),
+            content_chars=len(answered.content),
+            content_tokens=count_tokens(answered.content),
             reference_chars=len(self.case.reference_text) if self.case.reference_text else None,
             response_sha256=digest,
             flags=flags,
@@ -635,7 +647,7 @@ class CaseItem(pytest.Item):
         self.row_json = row.model_dump_json()
         # JUnit XML properties: the figures a CI dashboard wants per item.
         props = [("lexbench.outcome", verdict.outcome.value), ("lexbench.latency_s", f"{result.latency_s:.4f}"),
-                 ("lexbench.content_chars", str(len(result.content)))]
+                 ("lexbench.content_chars", str(len(answered.content)))]
         for component in verdict.components:
             if component.measured is not None:
                 props.append((f"lexbench.{component.name.value}", f"{component.measured:.4f}"))

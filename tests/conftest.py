@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections import Counter
 
 from hypothesis import settings
 
@@ -21,7 +22,8 @@ FIGURE = "lexbench.figure"
 
 def pytest_terminal_summary(terminalreporter) -> None:  # type: ignore[no-untyped-def]
     """``pytest_terminal_summary``: the reliability figures tests reported (issue 11), summed over
-    xdist workers: fuzz examples run and each hostile answer's scoring time and memory."""
+    xdist workers: attack tests by class, fuzz examples run and each hostile answer's scoring time and
+    memory."""
     # Each phase's report repeats the properties set so far: keep one of each per test.
     seen = {(report.nodeid, value) for reports in terminalreporter.stats.values() for report in reports
             for name, value in getattr(report, "user_properties", ()) if name == FIGURE}
@@ -30,7 +32,11 @@ def pytest_terminal_summary(terminalreporter) -> None:  # type: ignore[no-untype
         return
     examples = [f for f in figures if f["kind"] == "fuzz"]
     hostile = sorted((f for f in figures if f["kind"] == "hostile"), key=lambda f: -f["wall_s"])
+    attacks = Counter(f["attack"] for f in figures if f["kind"] == "attack")
     terminalreporter.section("reliability figures")
+    if attacks:
+        terminalreporter.write_line(f"attacks: {sum(attacks.values())} tests of {len(attacks)} attack classes ("
+                                    + ", ".join(f"{name} {count}" for name, count in sorted(attacks.items())) + ")")
     if examples:
         terminalreporter.write_line(f"fuzz: {sum(f['examples'] for f in examples):,} examples in "
                                     f"{len(examples)} property tests")
