@@ -42,10 +42,11 @@ from lexbench.providers.policy import DEFAULT_RETRIES, DEFAULT_TIMEOUT_S, declar
 from lexbench.providers.result import ErrorType, ProviderResult
 from lexbench.record import (
     RESULTS_NAME, RunIdentity, RunRecorder, RunRow, canonical_sha256, checked_rows, count_tokens, environment, item_id,
-    load_rows, resume_plan, save_response, utc_now, write_manifest,
+    load_rows, read_manifest, resume_plan, save_response, utc_now, write_manifest,
 )
 from lexbench.replay import ReplayServer
 from lexbench.report import render_terminal, write_reports
+from lexbench.rundir import RunLock, check_run_dir, make_run_dir
 from lexbench.shard import Shard
 from lexbench.verdict import Outcome, Verdict
 
@@ -103,6 +104,7 @@ class BenchState:
     policy: RuntimePolicy
     run_dir: Path | None = None
     recorder: RunRecorder | None = None
+    lock: RunLock | None = None  # controller: held for the whole session (lexbench.rundir)
     suite: Suite | None = None
     providers: dict[str, Provider] = field(default_factory=dict)
     replay: ReplayServer | None = None
@@ -293,6 +295,8 @@ def _open_run(state: BenchState, suite: Suite) -> None:
             raise pytest.UsageError(f"--run-dir={option} and --resume={config.getoption('resume')} name different "
                                     "directories; --resume alone is enough")
         try:
+            check_run_dir(run_dir, manifest_required=True)
+            state.lock = RunLock(run_dir).acquire()
             plan = resume_plan(run_dir, identity, shard=str(state.shard) if state.shard else None, certified=certified)
         except RunError as exc:
             raise pytest.UsageError(str(exc)) from None
@@ -301,7 +305,19 @@ def _open_run(state: BenchState, suite: Suite) -> None:
         stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
         shard = f"-shard{state.shard.index}of{state.shard.count}" if state.shard else ""
         run_dir = _option_path(config, option) if option else config.rootpath / "runs" / f"{suite.id}-{stamp}{shard}"
-        if load_rows(run_dir):
+        try:
+            check_run_dir(run_dir, manifest_required=False)
+            make_run_dir(run_dir)
+            state.lock = RunLock(run_dir).acquire()
+            check_run_dir(run_dir, manifest_required=False)  # as it is now that no other session can change it
+            read_manifest(run_dir)  # a manifest left there must be lexbench's
+            recorded = load_rows(run_dir)
+        except RunError as exc:
+            raise pytest.UsageError(str(exc)) from None
+        except OSError as exc:
+            raise pytest.UsageError(f"--run-dir={run_dir}: cannot create the run directory: "
+                                    f"{exc.strerror or exc}") from None
+        if recorded:
             raise pytest.UsageError(f"--run-dir={run_dir} already holds results of a run; continue it with "
                                     f"--resume={run_dir} or choose a new --run-dir")
     engines = {name: {key: spec.options[key] for key in ("engine", "binary", "expected_version") if key in spec.options}
@@ -773,3 +789,5 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         state.replay.stop()
     if state.recorder is not None:
         state.recorder.close()
+    if state.lock is not None:
+        state.lock.release()

@@ -28,6 +28,7 @@ from typing import Any
 
 from lexbench import stats
 from lexbench.record import RESPONSES_DIR, RunRow
+from lexbench.rundir import write_file
 from lexbench.verdict import Component, Outcome
 
 REPORT_SCHEMA = 1
@@ -532,7 +533,7 @@ def write_reports(run_dir: Path, rows: Sequence[RunRow], manifest: dict[str, Any
     paths = []
     for name in REPORT_FILES:
         path = run_dir / name
-        path.write_bytes(contents[name].encode("utf-8"))
+        write_file(path, contents[name].encode("utf-8"))  # replaces a planted link, never writes through it
         paths.append(path)
     return paths
 
