@@ -331,10 +331,14 @@ def _open_run(state: BenchState, suite: Suite) -> None:
             providers_option=config.getoption("providers"), keyword=config.getoption("keyword"),
             markexpr=config.getoption("markexpr"), code=facts["code"],
             credential_variables=[v for spec in state.specs.values() for v in spec.credential_variables()],
-            suite_root=suite.root, review_status=suite.dataset.suite.review_status.value)
+            suite_root=suite.root, review_status=suite.dataset.suite.review_status.value,
+            project_root=config.rootpath)
         if problems:
             raise pytest.UsageError("--certified: this run cannot be certified:\n  " + "\n  ".join(problems))
-        certification = {"requested": True, "checks": checks, "problems": [], "certified": False}
+        git = facts["code"]["git"] or {}
+        # What was certified: the commit's tree and every loadable file as it was on disk.
+        tree = {key: git.get(key) for key in ("commit", "tree", "loadable_files", "loadable_sha256")}
+        certification = {"requested": True, "checks": checks, "problems": [], "certified": False, "tree": tree}
     state.run_dir = run_dir
     try:
         state.recorder = RunRecorder(run_dir)

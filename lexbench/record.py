@@ -476,23 +476,33 @@ def host_facts() -> dict[str, Any]:
 
 
 def code_state(package_dir: Path | None = None) -> dict[str, Any]:
-    """The lexbench code a session ran: the git commit of its checkout and the paths with uncommitted
-    changes under ``lexbench/``, ``providers/`` and ``conftest.py``; ``{"git": None}`` when lexbench
-    is not running from a git checkout (an installed wheel is identified by its version)."""
+    """The lexbench code a session ran: its checkout's git commit and tree hash, and every file there
+    that pytest or Python could load (:func:`lexbench.checkout.loadable_tree`): their count, one sha256
+    over them, the paths that differ from the commit (untracked, modified, ignored or deleted) plus any
+    uncommitted change under ``lexbench/`` and ``providers/`` (the Node worker too), and the
+    ``sys.path`` entries outside the checkout and the Python environment. ``{"git": None}`` when
+    lexbench is not running from a git checkout (an installed wheel is identified by its version)."""
+    from lexbench.checkout import loadable_tree
+
     package_dir = package_dir or Path(__file__).resolve().parent
     root = package_dir.parent
     if not (root / ".git").exists():
         return {"git": None}
+
+    def git(*args: str) -> str:
+        return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, timeout=30,
+                              check=True).stdout
+
     try:
-        commit = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True,
-                                timeout=10, check=True).stdout.strip()
-        status = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--", "lexbench", "providers",
-                                 "conftest.py", "pyproject.toml"],
-                                capture_output=True, text=True, timeout=10, check=True).stdout
-    except (OSError, subprocess.SubprocessError):
+        commit, tree = git("rev-parse", "HEAD", "HEAD^{tree}").split()
+        status = git("status", "--porcelain", "--", "lexbench", "providers", "conftest.py", "pyproject.toml")
+        loadable = loadable_tree(root, git("ls-tree", "-r", "-z", "--full-tree", "HEAD"))
+    except (OSError, subprocess.SubprocessError, ValueError):
         return {"git": None}
-    dirty = sorted(line[3:] for line in status.splitlines() if line.strip())
-    return {"git": {"commit": commit, "uncommitted": dirty}}
+    dirty = sorted({line[3:] for line in status.splitlines() if line.strip()} | set(loadable.differing))
+    return {"git": {"commit": commit, "tree": tree, "root": str(root), "uncommitted": dirty,
+                    "loadable_files": loadable.files, "loadable_sha256": loadable.sha256,
+                    "outside_sys_path": loadable.outside_sys_path}}
 
 
 def environment(engines: Mapping[str, Any] | None = None) -> dict[str, Any]:
