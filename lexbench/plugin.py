@@ -307,10 +307,11 @@ def _open_run(state: BenchState, suite: Suite) -> None:
         run_dir = _option_path(config, option) if option else config.rootpath / "runs" / f"{suite.id}-{stamp}{shard}"
         try:
             check_run_dir(run_dir, manifest_required=False)
+            read_manifest(run_dir)  # a manifest there must be lexbench's: nothing is added to another tool's folder
             make_run_dir(run_dir)
             state.lock = RunLock(run_dir).acquire()
             check_run_dir(run_dir, manifest_required=False)  # as it is now that no other session can change it
-            read_manifest(run_dir)  # a manifest left there must be lexbench's
+            read_manifest(run_dir)
             recorded = load_rows(run_dir)
         except RunError as exc:
             raise pytest.UsageError(str(exc)) from None

@@ -315,7 +315,7 @@ def _read_rows(run_dir: Path) -> tuple[list[tuple[int, RunRow]], list[str]]:
             value = decode_json(line)
         except InvalidJson as exc:
             if number < len(lines):
-                damaged.append(f"line {number}: {exc}")
+                damaged.append(f"line {number}: {_json_problem(line, exc)}")
             continue
         problem = non_finite_field(value)
         if problem:
@@ -328,6 +328,15 @@ def _read_rows(run_dir: Path) -> tuple[list[tuple[int, RunRow]], list[str]]:
             field = ".".join(str(part) for part in first["loc"]) or "(row)"
             damaged.append(f"line {number}: field {field}: {first['msg']}")
     return rows, damaged
+
+
+def _json_problem(line: str, error: InvalidJson) -> str:
+    # NaN and Infinity are refused by the parser; parse them once more only to name their field.
+    try:
+        field = non_finite_field(json.loads(line, parse_constant=float))
+    except (ValueError, RecursionError):
+        field = None
+    return f"field {field} is not a finite number" if field else str(error)
 
 
 @dataclass(frozen=True)

@@ -70,8 +70,12 @@ def check_run_dir(run_dir: Path, *, manifest_required: bool) -> None:
             if not entry.is_dir(follow_symlinks=False):
                 raise RunError(f"{path}: is not a directory; the run directory was not left this way by lexbench")
             for inner in os.scandir(path):
+                if inner.is_symlink():
+                    raise RunError(f"{path / inner.name}: is a symbolic link (to {os.readlink(inner.path)}); lexbench "
+                                   "never reads or writes through links in a run directory — remove it or use a new "
+                                   "run directory")
                 if not inner.is_file(follow_symlinks=False):
-                    raise RunError(f"{path / inner.name}: is not a regular file (a link or a folder); lexbench writes "
+                    raise RunError(f"{path / inner.name}: is not a regular file; lexbench writes "
                                    "only plain files there — remove it or use a new run directory")
     if "manifest.json" not in entries:
         if manifest_required:

@@ -19,6 +19,11 @@ FIGURE = "lexbench.figure"
 """``user_properties`` name under which a test reports one figure (a JSON object) for the summary."""
 
 
+def pytest_configure(config) -> None:  # type: ignore[no-untyped-def]
+    """``pytest_configure``: register the reliability tests' ``attack`` marker."""
+    config.addinivalue_line("markers", "attack(item): an attack of issue 19's item N, refused by its protection")
+
+
 def pytest_terminal_summary(terminalreporter) -> None:  # type: ignore[no-untyped-def]
     """``pytest_terminal_summary``: the reliability figures tests reported (issue 11), summed over
     xdist workers: fuzz examples run and each hostile answer's scoring time and memory."""
@@ -30,7 +35,14 @@ def pytest_terminal_summary(terminalreporter) -> None:  # type: ignore[no-untype
         return
     examples = [f for f in figures if f["kind"] == "fuzz"]
     hostile = sorted((f for f in figures if f["kind"] == "hostile"), key=lambda f: -f["wall_s"])
+    attacks = [f for f in figures if f["kind"] == "attack"]
     terminalreporter.section("reliability figures")
+    if attacks:
+        items = sorted({f["item"] for f in attacks})
+        passed = {r.nodeid for r in terminalreporter.stats.get("passed", ())}
+        held = sum(1 for nodeid, value in seen if json.loads(value)["kind"] == "attack" and nodeid in passed)
+        terminalreporter.write_line(f"attacks (issue 19): {len(attacks)} run, {held} refused by their protection; "
+                                    f"items {', '.join(map(str, items))}")
     if examples:
         terminalreporter.write_line(f"fuzz: {sum(f['examples'] for f in examples):,} examples in "
                                     f"{len(examples)} property tests")
