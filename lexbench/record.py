@@ -508,7 +508,8 @@ def code_state(package_dir: Path | None = None) -> dict[str, Any]:
         loadable = loadable_tree(root, git("ls-tree", "-r", "-z", "--full-tree", "HEAD"))
     except (OSError, subprocess.SubprocessError, ValueError):
         return {"git": None}
-    dirty = sorted({line[3:] for line in status.splitlines() if line.strip()} | set(loadable.differing))
+    changed = {line[3:] for line in status.splitlines() if line.strip()}
+    dirty = sorted({path for path in changed if "__pycache__" not in path.split("/")} | set(loadable.differing))
     return {"git": {"commit": commit, "tree": tree, "root": str(root), "uncommitted": dirty,
                     "loadable_files": loadable.files, "loadable_sha256": loadable.sha256,
                     "outside_sys_path": loadable.outside_sys_path}}
