@@ -434,6 +434,13 @@ def md_text(value: object) -> str:
     return " ".join(str(value).split()).translate(_MD_SPECIAL)
 
 
+def md_code(value: object) -> str:
+    """``value`` as a Markdown code span (shown verbatim: no HTML, links or emphasis inside one), or as
+    :func:`md_text` when it holds a backtick or a pipe, which would end the span or the table cell."""
+    text = " ".join(str(value).split())
+    return f"`{text}`" if text and "`" not in text and "|" not in text else md_text(text)
+
+
 def render_markdown(rows: Sequence[RunRow], manifest: dict[str, Any]) -> str:
     """The whole ``report.md`` (see :func:`build_report` for its parts)."""
     return markdown_from_model(build_model(rows, manifest))
@@ -513,12 +520,12 @@ def markdown_from_model(model: ReportModel) -> str:
             lines.append(f"| {md_text(entry['provider'])} | " + " | ".join(str(entry["classes"].get(c, 0)) for c in classes) + " |")
         lines.append("")
     if report["flagged"]:
-        lines += ["## Flagged cases", ""] + [f"- {md_text(f['case'])}: {md_text(f['flag'])}" for f in report["flagged"]] + [""]
+        lines += ["## Flagged cases", ""] + [f"- {md_code(f['case'])}: {md_text(f['flag'])}" for f in report["flagged"]] + [""]
     if report["not_passed"]:
         lines += ["## Items that did not pass", "", "| item | verdict | class | answer | why |", "|---|---|---|---|---|"]
         for item in report["not_passed"]:
             answer = f"[{item['answer'].split('/')[-1][:12]}…]({item['answer']})" if item["answer"] else "no answer"
-            lines.append(f"| {md_text(item['item'])} | {item['outcome']} | {md_text(item['failure_class'] or '–')} | {answer} "
+            lines.append(f"| {md_code(item['item'])} | {item['outcome']} | {md_text(item['failure_class'] or '–')} | {answer} "
                          f"| {md_text(item['explanation'])} |")
         lines.append("")
     return "\n".join(lines)
