@@ -302,8 +302,11 @@ def test_report_md_renders_hostile_text_as_text(hostile):
                 category=hostile, response_sha256=HEX),
             row(f"case {hostile}", "b", outcome=Outcome.PASS, failure_class=None, explanation="pass")]
     markdown = render_markdown(rows, manifest(providers=[name, "b"]))
-    # markdown-it with raw HTML allowed: the most permissive CommonMark renderer, plus GFM tables.
-    html = MarkdownIt("commonmark", {"html": True}).enable("table").render(markdown)
+    # markdown-it with raw HTML allowed and no URL filter: the most permissive CommonMark renderer,
+    # plus GFM tables (markdown-it alone drops javascript: links; other renderers do not).
+    renderer = MarkdownIt("commonmark", {"html": True}).enable("table")
+    renderer.validateLink = lambda url: True
+    html = renderer.render(markdown)
     lowered = html.lower()
     assert "<script" not in lowered and "<img" not in lowered and 'href="javascript:' not in lowered
     assert 'href="https://evil' not in lowered and 'href="https://tracker' not in lowered
