@@ -33,7 +33,8 @@ LOCK_NAME = "session.lock"
 FILES = ("manifest.json", "results.jsonl", "report.md", "report.html", "report.json", LOCK_NAME)
 """Regular files lexbench keeps in a run directory."""
 DIRECTORIES = ("responses", "debug")
-"""Directories lexbench keeps in a run directory; their entries are regular files."""
+"""Directories lexbench keeps in a run directory: ``responses/`` holds regular files, ``debug/`` folders
+of regular files; no link in either."""
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
 
@@ -69,13 +70,13 @@ def check_run_dir(run_dir: Path, *, manifest_required: bool) -> None:
         if name in DIRECTORIES:
             if not entry.is_dir(follow_symlinks=False):
                 raise RunError(f"{path}: is not a directory; the run directory was not left this way by lexbench")
-            for inner in os.scandir(path):
+            for inner in _entries(path, nested=name == "debug"):
                 if inner.is_symlink():
-                    raise RunError(f"{path / inner.name}: is a symbolic link (to {os.readlink(inner.path)}); lexbench "
+                    raise RunError(f"{inner.path}: is a symbolic link (to {os.readlink(inner.path)}); lexbench "
                                    "never reads or writes through links in a run directory — remove it or use a new "
                                    "run directory")
-                if not inner.is_file(follow_symlinks=False):
-                    raise RunError(f"{path / inner.name}: is not a regular file; lexbench writes "
+                if not inner.is_file(follow_symlinks=False) and not (name == "debug" and inner.is_dir(follow_symlinks=False)):
+                    raise RunError(f"{inner.path}: is not a regular file; lexbench writes "
                                    "only plain files there — remove it or use a new run directory")
     if "manifest.json" not in entries:
         if manifest_required:
@@ -85,6 +86,17 @@ def check_run_dir(run_dir: Path, *, manifest_required: bool) -> None:
         if foreign or reports:
             raise RunError(f"{run_dir}: holds files lexbench did not write ({', '.join((reports + foreign)[:5])}) and "
                            "no run manifest; it is left untouched — choose a new --run-dir")
+
+
+def _entries(folder: Path, *, nested: bool):
+    """The entries of ``folder``; with ``nested`` those of its sub-folders too (``debug/<provider>/<case>/``),
+    never descending through a link."""
+    pending = [folder]
+    while pending:
+        for entry in os.scandir(pending.pop()):
+            yield entry
+            if nested and entry.is_dir(follow_symlinks=False):
+                pending.append(Path(entry.path))
 
 
 def _own_temporary(name: str) -> bool:

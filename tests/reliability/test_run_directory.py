@@ -177,6 +177,18 @@ def test_a_link_in_a_run_directory_is_refused_and_its_target_untouched(tmp_path,
 
 
 @pytest.mark.attack(item=7)
+def test_debug_logs_may_nest_but_not_link_out(tmp_path, capsys):
+    run = make_run(tmp_path / "run", [row()])
+    (run / "debug" / "exa" / "c1").mkdir(parents=True)
+    (run / "debug" / "exa" / "c1" / "attempt-1-01.json").write_text("{}")
+    assert lexbench(["report", str(run)]) == 0
+    (tmp_path / "elsewhere").mkdir()
+    (run / "debug" / "exa" / "c2").symlink_to(tmp_path / "elsewhere")
+    assert lexbench(["report", str(run)]) == 2
+    assert f"{run / 'debug' / 'exa' / 'c2'}: is a symbolic link" in capsys.readouterr().err
+
+
+@pytest.mark.attack(item=7)
 def test_a_new_session_refuses_a_file_a_foreign_directory_and_a_linked_results_file(project, tmp_path):
     suite = write_suite(project.path / "suite", ARTICLES[:1])
     base = [f"--suite={suite}", "--providers=reference-echo"]
