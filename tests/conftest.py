@@ -39,9 +39,12 @@ def pytest_terminal_summary(terminalreporter) -> None:  # type: ignore[no-untype
     terminalreporter.section("reliability figures")
     if attacks:
         items = sorted({f["item"] for f in attacks})
-        passed = {r.nodeid for r in terminalreporter.stats.get("passed", ())}
-        held = sum(1 for nodeid, value in seen if json.loads(value)["kind"] == "attack" and nodeid in passed)
-        terminalreporter.write_line(f"attacks (issue 19): {len(attacks)} run, {held} refused by their protection; "
+        tests = {nodeid for nodeid, value in seen if json.loads(value)["kind"] == "attack"}
+        outcome = {r.nodeid: status for status in ("passed", "skipped") for r in terminalreporter.stats.get(status, ())}
+        held = sum(1 for nodeid in tests if outcome.get(nodeid) == "passed")
+        skipped = sum(1 for nodeid in tests if outcome.get(nodeid) == "skipped")
+        terminalreporter.write_line(f"attacks (issue 19): {held} refused by their protection, "
+                                    f"{len(tests) - held - skipped} not refused, {skipped} skipped; "
                                     f"items {', '.join(map(str, items))}")
     if examples:
         terminalreporter.write_line(f"fuzz: {sum(f['examples'] for f in examples):,} examples in "
