@@ -271,8 +271,10 @@ def _option_path(config: pytest.Config, value: str) -> Path:
 
 
 def _open_run(state: BenchState, suite: Suite) -> None:
-    """Decide the run directory (new or resumed), check a certified run's requirements, open the
-    results file and write the first manifest. Raises ``pytest.UsageError`` with the reason."""
+    """Decide the run directory (new or resumed), check it is one lexbench left as it is and lock it for
+    the session (:mod:`lexbench.rundir`), check a certified run's requirements, open the results file
+    and write the first manifest. Raises ``pytest.UsageError`` with the reason — another session holding
+    the directory included — before any item runs."""
     config = state.config
     if config.getoption("shard"):
         try:

@@ -10,9 +10,12 @@
       report.md         the reports, rebuilt from manifest.json + results.jsonl by ``lexbench report RUN``
       report.html
       report.json
+      session.lock      held by the session's controller (:class:`lexbench.rundir.RunLock`)
 
-Rows are written only by the controller process; workers only write content-addressed responses,
-so parallel workers never write the same file twice. Every row carries the run's identity (suite id,
+Rows are written only by the controller process; workers only write content-addressed responses
+(and debug logs), so parallel workers never write the same file twice. A directory is read and
+written only as lexbench left it (:func:`lexbench.rundir.check_run_dir`), and rows and manifest are
+validated by their models on every read (:class:`RunRow`, :class:`RunManifest`). Every row carries the run's identity (suite id,
 dataset sha256, configuration sha256): resuming (:func:`resume_plan`), merging (:func:`merge_runs`)
 and reporting (:func:`checked_rows`) refuse a row that does not match its manifest instead of mixing
 results of different suites or settings.
