@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-from collections import Counter
 
 from hypothesis import settings
 
@@ -20,10 +19,14 @@ FIGURE = "lexbench.figure"
 """``user_properties`` name under which a test reports one figure (a JSON object) for the summary."""
 
 
+def pytest_configure(config) -> None:  # type: ignore[no-untyped-def]
+    """``pytest_configure``: register the reliability tests' ``attack`` marker."""
+    config.addinivalue_line("markers", "attack(item): an attack of issue 19's item N, refused by its protection")
+
+
 def pytest_terminal_summary(terminalreporter) -> None:  # type: ignore[no-untyped-def]
     """``pytest_terminal_summary``: the reliability figures tests reported (issue 11), summed over
-    xdist workers: attack tests by class, fuzz examples run and each hostile answer's scoring time and
-    memory."""
+    xdist workers: fuzz examples run and each hostile answer's scoring time and memory."""
     # Each phase's report repeats the properties set so far: keep one of each per test.
     seen = {(report.nodeid, value) for reports in terminalreporter.stats.values() for report in reports
             for name, value in getattr(report, "user_properties", ()) if name == FIGURE}
@@ -32,11 +35,17 @@ def pytest_terminal_summary(terminalreporter) -> None:  # type: ignore[no-untype
         return
     examples = [f for f in figures if f["kind"] == "fuzz"]
     hostile = sorted((f for f in figures if f["kind"] == "hostile"), key=lambda f: -f["wall_s"])
-    attacks = Counter(f["attack"] for f in figures if f["kind"] == "attack")
+    attacks = [f for f in figures if f["kind"] == "attack"]
     terminalreporter.section("reliability figures")
     if attacks:
-        terminalreporter.write_line(f"attacks: {sum(attacks.values())} tests of {len(attacks)} attack classes ("
-                                    + ", ".join(f"{name} {count}" for name, count in sorted(attacks.items())) + ")")
+        items = sorted({f["item"] for f in attacks})
+        tests = {nodeid for nodeid, value in seen if json.loads(value)["kind"] == "attack"}
+        outcome = {r.nodeid: status for status in ("passed", "skipped") for r in terminalreporter.stats.get(status, ())}
+        held = sum(1 for nodeid in tests if outcome.get(nodeid) == "passed")
+        skipped = sum(1 for nodeid in tests if outcome.get(nodeid) == "skipped")
+        terminalreporter.write_line(f"attacks (issue 19): {held} refused by their protection, "
+                                    f"{len(tests) - held - skipped} not refused, {skipped} skipped; "
+                                    f"items {', '.join(map(str, items))}")
     if examples:
         terminalreporter.write_line(f"fuzz: {sum(f['examples'] for f in examples):,} examples in "
                                     f"{len(examples)} property tests")

@@ -24,8 +24,3 @@ def examples_so_far() -> int:
 def report(node: pytest.Item, **figure: object) -> None:
     """Attach one figure (JSON-serialisable fields, with a ``kind``) to the test's report."""
     node.user_properties.append((FIGURE, json.dumps(figure, sort_keys=True)))
-
-
-def attack(node: pytest.Item, name: str) -> None:
-    """Count ``node`` as a test of the attack class ``name`` (issue 19: each numbered attack has tests)."""
-    report(node, kind="attack", attack=name)

@@ -21,14 +21,11 @@ from lexbench.providers.result import ErrorType
 from lexbench.scoring import evaluate_response
 from lexbench.verdict import Outcome
 from tests.providers.servers import LoopbackServer, send
-from tests.reliability.figures import attack
 from tests.reliability.leaks import leaks
 from tests.scoring.factories import make_case
 
 
-@pytest.fixture(autouse=True)
-def _counted_as_an_attack(request: pytest.FixtureRequest) -> None:
-    attack(request.node, "hosted API redirects")
+pytestmark = pytest.mark.attack(item=3)
 
 
 KEY, ZONE = "sk-redirect/Canary+5f1e==", "zone-redirect-canary"

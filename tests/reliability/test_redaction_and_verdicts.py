@@ -16,14 +16,11 @@ from pathlib import Path
 import pytest
 
 from tests.providers.hosted_fakes import FAKES, serve
-from tests.reliability.figures import attack
 from tests.reliability.leaks import leaks, written_files
 from tests.suite_factory import ARTICLES, write_suite
 
 
-@pytest.fixture(autouse=True)
-def _counted_as_an_attack(request: pytest.FixtureRequest) -> None:
-    attack(request.node, "redaction changing verdicts")
+pytestmark = pytest.mark.attack(item=2)
 
 
 ZONE, KEY = "harbour", "Saturday"

@@ -10,14 +10,11 @@ from urllib.parse import quote
 import pytest
 
 from lexbench.providers.credentials import Redactor
-from tests.reliability.figures import attack
 from tests.reliability.leaks import leaks
 from tests.reliability.test_secrets import encodings
 
 
-@pytest.fixture(autouse=True)
-def _counted_as_an_attack(request: pytest.FixtureRequest) -> None:
-    attack(request.node, "secrets in any encoding")
+pytestmark = pytest.mark.attack(item=1)
 
 
 KEY = "sk-live/Canary+7Qx9=="

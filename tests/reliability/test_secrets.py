@@ -29,14 +29,11 @@ import pytest
 
 from lexbench.providers import PROVIDER_TYPES, load_config
 from tests.providers.servers import LoopbackServer, send
-from tests.reliability.figures import attack
 from tests.reliability.leaks import leaks, written_files
 from tests.suite_factory import ARTICLES, write_suite
 
 
-@pytest.fixture(autouse=True)
-def _counted_as_an_attack(request: pytest.FixtureRequest) -> None:
-    attack(request.node, "secrets in any encoding")
+pytestmark = pytest.mark.attack(item=1)
 
 
 REPO = Path(__file__).resolve().parents[2]
