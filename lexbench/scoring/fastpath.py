@@ -48,6 +48,8 @@ from lexbench.scoring.projection import (
     TABLE_CELL,
     Block,
     Link,
+    emphasis_heavy,
+    emphasis_note,
     project_markdown,
 )
 
@@ -89,7 +91,10 @@ def project_markdown_fast(content: str, *, notes: list[str] | None = None) -> li
         return project_markdown(content, notes=notes)
     document = _Document(src)
     try:
-        return document.run()
+        blocks = document.run()
+        if document.heavy and notes is not None:
+            notes.append(emphasis_note(document.heavy))
+        return blocks
     except _Whole:
         return project_markdown(content, notes=notes)
     finally:
@@ -157,6 +162,7 @@ class _Document:
         # Safe split points reached so far: (line, number of blocks then, links waiting then).
         self.checkpoints: list[tuple[int, int, tuple[Link, ...]]] = [(0, 0, ())]
         self.top: _Blocks | None = _Blocks(self, self.lines, PARAGRAPH, False)
+        self.heavy = 0  # inline blocks read as plain text for their emphasis markers (projection.emphasis_heavy)
 
     def run(self) -> list[Block]:
         lines = self.lines
@@ -191,7 +197,9 @@ class _Document:
 
     def emit(self, content: str, kind: str, level: int, quoted: bool) -> None:
         """Project one inline content into its block (if it has text) and pass text-less links on."""
-        produced, loose = _inline_blocks(content, kind, level, quoted)
+        heavy = emphasis_heavy(content)
+        self.heavy += heavy
+        produced, loose = _inline_blocks(content, kind, level, quoted, plain=heavy)
         if produced is not None:
             if self.orphans:
                 produced = replace(produced, links=tuple(self.orphans) + produced.links)
@@ -744,9 +752,10 @@ _NAMED_ENTITY = re.compile(r"&([a-z][a-z0-9]{1,31});", re.IGNORECASE)
 _STAR, _UNDERSCORE, _TILDE = 0x2A, 0x5F, 0x7E
 
 
-def _inline_blocks(content: str, kind: str, level: int, quoted: bool) -> tuple[Block | None, list[Link]]:
-    """The block of one inline content (or ``None``) and the links of a text-less one."""
-    if not _INLINE_MARKUP.search(content):
+def _inline_blocks(content: str, kind: str, level: int, quoted: bool, plain: bool = False) -> tuple[Block | None, list[Link]]:
+    """The block of one inline content (or ``None``) and the links of a text-less one; ``plain``: read
+    it as plain text, markers kept."""
+    if plain or not _INLINE_MARKUP.search(content):
         text = "\n".join(line.strip() for line in content.split("\n")).strip() if "\n" in content else content.strip()
         return (Block(kind, level, text, quoted=quoted) if text else None), []
     simple = _simple_links(content)

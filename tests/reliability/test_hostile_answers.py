@@ -46,3 +46,13 @@ def test_the_corpus_covers_every_hostile_shape_the_issue_names() -> None:
                      "regex-pathological", "nested-quotes"):
         assert required in names
     assert len(names) == len(CORPUS)
+
+
+@pytest.mark.timeout(WALL_LIMIT_S + 60)
+def test_emphasis_delimiter_runs_stay_within_ten_times_the_answer() -> None:
+    # Issue 19: 20 MB of "*a_" took 82 s of CPU and 3.46 GB (173x the answer). Such a paragraph is read
+    # as plain text, and the title check no longer label-normalises megabyte lines of markup.
+    measured = measure("emphasis-delimiters-20mb", deadline_s=WALL_LIMIT_S)
+    assert measured.peak_mb < 10 * measured.chars / 1e6, f"peak +{measured.peak_mb:.0f} MB for {measured.chars:,} chars"
+    assert set(measured.outcomes.values()) <= {"pass", "fail"}
+    assert all("emphasis markers read as plain text" in e for e in measured.explanations.values()), measured.explanations
