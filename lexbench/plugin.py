@@ -538,13 +538,18 @@ class CaseItem(pytest.Item):
         if self.output_contract == "control":
             self.add_marker(pytest.mark.control)
         policy = state.policy
-        self.add_marker(pytest.mark.timeout((policy.retries + 1) * (policy.timeout_s + policy.grace_s) + BACKSTOP_MARGIN))
+        # The backstop leaves room for every attempt and for scoring's own wall-time budget, so that a
+        # scorer limit is recorded as one (with the answer) rather than the item being killed.
+        from lexbench.scoring.budget import DEFAULT_BUDGET
+
+        calls_s = (policy.retries + 1) * (policy.timeout_s + policy.grace_s)
+        self.add_marker(pytest.mark.timeout(calls_s + DEFAULT_BUDGET.wall_s + BACKSTOP_MARGIN))
 
     def runtest(self) -> None:
         result = self._call()
-        from lexbench.scoring import evaluate_response
+        from lexbench.scoring.budget import score_within_budget
 
-        verdict = evaluate_response(self.case, result)
+        verdict = score_within_budget(self.case, result)
         self._record(result, verdict)
         if verdict.outcome is Outcome.FAIL:
             raise VerdictFailure(verdict.explanation)

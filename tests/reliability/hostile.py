@@ -160,6 +160,7 @@ class Measurement:
     name: str
     chars: int
     outcomes: dict[str, str] = field(default_factory=dict)
+    failure_classes: dict[str, str | None] = field(default_factory=dict)
     explanations: dict[str, str] = field(default_factory=dict)
     timed_out_patterns: int = 0
     wall_s: float = 0.0
@@ -177,10 +178,14 @@ def _status_kb(field_name: str) -> int:
     return 0
 
 
-def _score(name: str) -> Measurement:
-    """Score one corpus entry in this process (the child)."""
+def _score(name: str, budgeted: bool = False) -> Measurement:
+    """Score one corpus entry in this process (the child); ``budgeted``: as a run does, under the
+    scoring budget (lexbench.scoring.budget)."""
     from lexbench.providers.result import ProviderResult, ResultMetadata
     from lexbench.scoring import evaluate_response
+    from lexbench.scoring.budget import score_within_budget
+
+    score = score_within_budget if budgeted else evaluate_response
 
     entry = next(h for h in CORPUS if h.name == name)
     content = entry.build()
@@ -199,10 +204,11 @@ def _score(name: str) -> Measurement:
     baseline = _status_kb("VmRSS")
     for case_name, case in cases.items():
         wall, cpu = time.perf_counter(), time.process_time()
-        verdict = evaluate_response(case, result)
+        verdict = score(case, result)
         measured.wall_s += time.perf_counter() - wall
         measured.cpu_s += time.process_time() - cpu
         measured.outcomes[case_name] = verdict.outcome.value
+        measured.failure_classes[case_name] = verdict.failure_class
         measured.explanations[case_name] = verdict.explanation[:300]
         identity = next((c for c in verdict.components if c.name.value == "page_identity"), None)
         if identity is not None:
@@ -222,11 +228,11 @@ def _score(name: str) -> Measurement:
 _CONTEXT: Any = None
 
 
-def measure(name: str, deadline_s: float) -> Measurement:
-    """Score corpus entry ``name`` in a fresh child process; raises ``TimeoutError`` when it has not
-    finished within ``deadline_s`` seconds (the child is killed) and ``RuntimeError`` with the child's
-    traceback when scoring raised."""
-    return in_child(_score, (name,), deadline_s, what=name)
+def measure(name: str, deadline_s: float, budgeted: bool = False) -> Measurement:
+    """Score corpus entry ``name`` in a fresh child process (``budgeted``: under the scoring budget);
+    raises ``TimeoutError`` when it has not finished within ``deadline_s`` seconds (the child is
+    killed) and ``RuntimeError`` with the child's traceback when scoring raised."""
+    return in_child(_score, (name, budgeted), deadline_s, what=name)
 
 
 def _call_child(function: Callable[..., Any], args: tuple[Any, ...], connection: Any) -> None:

@@ -76,3 +76,60 @@ def test_a_catastrophic_case_pattern_gives_up_at_the_bound_and_says_so(score) ->
     outcome, evidence = in_child(score, (), DEADLINE_S)
     assert outcome in {"pass", "fail"}
     assert f"gave up after {PATTERN_TIMEOUT_S:g} s" in evidence, evidence
+
+
+# --- the scoring budget ---------------------------------------------------------------------------
+
+
+def test_scoring_past_its_budget_is_a_scorer_limit_not_a_provider_failure() -> None:
+    from lexbench.scoring.budget import SCORER_LIMIT, ScoringBudget, score_within_budget
+
+    slow = _answer(markdown_page() + "\n\n" + "[" * 2_000_000)  # markdown-it's link budget alone is 3 s of CPU
+    verdict = score_within_budget(make_case(), slow, ScoringBudget(cpu_s=0.5))
+    assert (verdict.outcome.value, verdict.failure_class) == ("unresolvable", SCORER_LIMIT)
+    assert "budget" in verdict.explanation and "not charged to the provider" in verdict.explanation
+    assert [c.name.value for c in verdict.components] == ["scorer"]
+    ordinary = score_within_budget(make_case(), _answer(markdown_page()), ScoringBudget(cpu_s=0.5))
+    assert ordinary.outcome.value == "pass"
+
+
+SLOW_TO_SCORE = '''
+import lexbench.scoring.budget as budget
+from lexbench.providers.local import ReferenceEcho
+from lexbench.providers.result import ProviderResult, ResultMetadata
+
+budget.DEFAULT_BUDGET = budget.ScoringBudget(cpu_s=0.5)
+_fetch = ReferenceEcho.fetch
+
+
+def _hostile(self, case, timeout, url):
+    if case.id.startswith("article-002-"):
+        return ProviderResult(success=True, content="[" * 2_000_000, content_format="markdown",
+                              metadata=ResultMetadata(engine="reference-echo"))
+    return _fetch(self, case, timeout, url)
+
+
+ReferenceEcho.fetch = _hostile
+'''
+
+
+def test_in_a_run_a_scorer_limit_is_recorded_apart_with_its_answer_saved(pytester, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """The item is not ``crashed`` and not the provider's failure: ``unresolvable`` / ``scorer_limit``,
+    its answer saved under ``responses/``, the other items scored as usual."""
+    from lexbench.record import load_rows
+    from tests.suite_factory import ARTICLES, write_suite
+
+    pytester.makeini("[pytest]\ntestpaths = cases\naddopts = -p no:cacheprovider\n")
+    (pytester.path / "cases").mkdir()
+    suite = write_suite(pytester.path / "suite", ARTICLES)
+    pytester.makeconftest('pytest_plugins = ["lexbench.plugin"]\n' + SLOW_TO_SCORE)
+    run = tmp_path / "run"
+    result = pytester.runpytest_subprocess(f"--suite={suite}", "--providers=reference-echo", f"--run-dir={run}")
+    output = result.stdout.str()
+    rows = {row.case[:11]: row for row in load_rows(run)}
+    limited = rows["article-002"]
+    assert (limited.outcome.value, limited.failure_class, limited.error_type) == ("unresolvable", "scorer_limit", None), output[-3000:]
+    assert limited.response_sha256 and (run / "responses" / f"{limited.response_sha256}.txt").stat().st_size == 2_000_000
+    assert "scorer limit" in limited.explanation
+    assert rows["article-001"].outcome.value == "pass"
+    assert "crashed" not in output and result.ret == 0, output[-3000:]
