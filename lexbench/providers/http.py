@@ -44,6 +44,7 @@ import anyio
 import httpcore
 import httpx
 
+from lexbench.charsets import decode_page
 from lexbench.providers.credentials import Redactor, is_sensitive_header
 from lexbench.providers.guard import NetworkGuard
 from lexbench.providers.policy import CURRENT_CALL, MAX_BODY_BYTES, CallTrace, Deadline, FetchError
@@ -98,29 +99,29 @@ class HttpResponse:
     def text(self) -> str:
         """The body as text: charset from the header, a BOM, or a ``<meta charset>``; else UTF-8.
 
-        Undecodable bytes become U+FFFD (as browsers do); an unknown charset falls back to UTF-8.
+        Undecodable bytes become U+FFFD (as browsers do); a charset that is not a WHATWG text encoding
+        (``punycode``, ``undefined``, a typo) falls back to UTF-8 (:mod:`lexbench.charsets`).
         """
         return decode_text(self.body, self.headers.get("content-type"))
 
 
 def decode_text(body: bytes, content_type: str | None) -> str:
-    """Decode a page body like a browser would (see :meth:`HttpResponse.text`)."""
+    """Decode a page body like a browser would (see :meth:`HttpResponse.text`): a byte-order mark
+    first (it is stripped), then the Content-Type charset, then a ``<meta charset>``, else UTF-8."""
+    for bom, name in _BOMS:
+        if body.startswith(bom):
+            return decode_page(memoryview(body)[len(bom):], name)[0]
     charset = None
     if content_type:
         match = re.search(r"charset\s*=\s*[\"']?([^\"';\s]+)", content_type, re.IGNORECASE)
         charset = match.group(1) if match else None
     if charset is None:
-        for bom, name in ((b"\xef\xbb\xbf", "utf-8-sig"), (b"\xff\xfe", "utf-16"), (b"\xfe\xff", "utf-16")):
-            if body.startswith(bom):
-                charset = name
-                break
-    if charset is None:
         match = _META_CHARSET.search(body[:4096])
-        charset = match.group(1).decode("ascii") if match else "utf-8"
-    try:
-        return body.decode(charset, errors="replace")
-    except LookupError:
-        return body.decode("utf-8", errors="replace")
+        charset = match.group(1).decode("ascii") if match else None
+    return decode_page(body, charset)[0]  # only WHATWG text encodings; any other label reads as UTF-8
+
+
+_BOMS = ((b"\xef\xbb\xbf", "utf-8"), (b"\xff\xfe", "utf-16le"), (b"\xfe\xff", "utf-16be"))
 
 
 class HttpBoundary:
