@@ -353,6 +353,7 @@ class _Inflater:
     def __init__(self, coding: str, limit: int) -> None:
         self.coding, self.limit, self.produced = coding, limit, 0
         self._raw_deflate = False
+        self._fed = False
         self._inflater = self._new()
 
     def _new(self) -> Any:
@@ -363,6 +364,7 @@ class _Inflater:
     def feed(self, data: bytes) -> bytes | bytearray:
         out = bytearray()
         pending = data
+        self._fed = self._fed or bool(data)
         while pending:
             try:
                 # Inflate in steps of at most 1 MiB: memory stays near the ceiling, never a multiple of it.
@@ -393,6 +395,9 @@ class _Inflater:
         self.produced += len(tail)
         if self.produced > self.limit:
             raise FetchError(ErrorType.TOO_LARGE, f"the {self.coding} body inflates past the {self.limit:,}-byte ceiling")
+        if self._fed and not self._inflater.eof:  # the stream stopped before its end marker (and checksum)
+            raise FetchError(ErrorType.MALFORMED_RESPONSE, f"truncated {self.coding} body: it ended before the "
+                             f"stream's end after {self.produced:,} decoded bytes")
         return out + tail
 
 

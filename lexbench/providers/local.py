@@ -74,9 +74,9 @@ class HttpExtractor(Provider):
             text = page.text() if (page.content_type or "text/").startswith("text/") else ""
             return ProviderResult.failure(ErrorType.UPSTREAM_STATUS, failed, content=text, content_format="text",
                                           final_url=page.url, metadata=metadata)
-        html = page.text()
-        content, title = ("", None) if not html.strip() else self._worker.extract(
-            self.type_name, html, case.url, self.options, deadline)
+        # The worker decodes the page: a charset is decoded under the deadline, in a process it can kill.
+        content, title = ("", None) if not page.body.strip() else self._worker.extract(
+            self.type_name, page.body, case.url, self.options, deadline, content_type=page.headers.get("content-type"))
         return ProviderResult(
             success=ok,
             content=content,

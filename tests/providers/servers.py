@@ -142,6 +142,12 @@ def hostile_pages(page: bytes, other_port: int) -> Callable[[BaseHTTPRequestHand
             send(h, 200, bomb, headers={"Content-Encoding": "gzip"})
         elif path == "/gzip":
             send(h, 200, gzip.compress(page), headers={"Content-Encoding": "gzip"})
+        elif path == "/gzip-truncated":  # the stream cut before its end marker and checksum
+            send(h, 200, gzip.compress(page)[:-200], headers={"Content-Encoding": "gzip"})
+        elif path == "/charset-punycode":
+            send(h, 200, page, content_type="text/html; charset=punycode")
+        elif path == "/charset-undefined":
+            send(h, 200, page, content_type="text/html; charset=undefined")
         elif path == "/loop-a":
             send(h, 302, b"", headers={"Location": "/loop-b"})
         elif path == "/loop-b":
