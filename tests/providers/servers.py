@@ -207,6 +207,10 @@ def fake_fetch_api(contents: Mapping[str, str] | None = None,
             send(h, 200, json.dumps({**ok, "status_code": 404, "content": "# Not found"}).encode(), "application/json")
         elif scenario == "malformed":
             send(h, 200, b'{"success": true, "content": ', "application/json")
+        elif scenario == "deep-json":  # valid JSON, nested past Python's recursion limit
+            send(h, 200, b'{"success": true, "content": ' + b"[" * 100_000 + b"]" * 100_000 + b"}", "application/json")
+        elif scenario == "huge-integer":  # valid JSON, an integer past Python's 4,300-digit conversion limit
+            send(h, 200, b'{"success": true, "cost": ' + b"9" * 5000 + b', "content": "# Hi"}', "application/json")
         elif scenario == "html-error":
             send(h, 200, b"<html><body>502 Bad Gateway</body></html>", "text/html")
         elif scenario == "empty":
