@@ -590,15 +590,20 @@ class CaseItem(pytest.Item):
         if self.output_contract == "control":
             self.add_marker(pytest.mark.control)
         policy = state.policy
-        self.add_marker(pytest.mark.timeout((policy.retries + 1) * (policy.timeout_s + policy.grace_s) + BACKSTOP_MARGIN))
+        # The backstop leaves room for every attempt and for scoring's own wall-time budget, so that a
+        # scorer limit is recorded as one (with the answer) rather than the item being killed.
+        from lexbench.scoring.budget import DEFAULT_BUDGET
+
+        calls_s = (policy.retries + 1) * (policy.timeout_s + policy.grace_s)
+        self.add_marker(pytest.mark.timeout(calls_s + DEFAULT_BUDGET.wall_s + BACKSTOP_MARGIN))
 
     def runtest(self) -> None:
         result = self._call()
-        from lexbench.scoring import evaluate_response
+        from lexbench.scoring.budget import score_within_budget
 
         # Score what the provider answered; redact what is written or shown (SPEC §5): a verdict's
-        # explanation and evidence may quote the answer.
-        verdict = evaluate_response(self.case, result)
+        # explanation and evidence may quote the answer. Scoring runs under its time and memory budget.
+        verdict = score_within_budget(self.case, result)
         redactor = self.config.stash[STATE].redactor(self.provider_name)
         shown = redactor.result(verdict)
         self._record(result, redactor.result(result), shown)

@@ -45,6 +45,7 @@ import anyio
 import httpcore
 import httpx
 
+from lexbench.charsets import decode_page
 from lexbench.providers.credentials import Redactor, is_sensitive_header
 from lexbench.providers.guard import NetworkGuard
 from lexbench.providers.policy import CURRENT_CALL, MAX_BODY_BYTES, CallTrace, Deadline, FetchError
@@ -107,29 +108,29 @@ class HttpResponse:
         """The body as text: charset from the header, a BOM, an XML declaration's ``encoding`` or a
         ``<meta charset>``; else UTF-8.
 
-        Undecodable bytes become U+FFFD (as browsers do); an unknown charset falls back to UTF-8.
+        Undecodable bytes become U+FFFD (as browsers do); a charset that is not a WHATWG text encoding
+        (``punycode``, ``undefined``, a typo) falls back to UTF-8 (:mod:`lexbench.charsets`).
         """
         return decode_text(self.body, self.headers.get("content-type"))
 
 
 def decode_text(body: bytes, content_type: str | None) -> str:
-    """Decode a page body like a browser would (see :meth:`HttpResponse.text`)."""
+    """Decode a page body like a browser would (see :meth:`HttpResponse.text`): a byte-order mark
+    first (it is stripped), then the Content-Type charset, then a ``<meta charset>``, else UTF-8."""
+    for bom, name in _BOMS:
+        if body.startswith(bom):
+            return decode_page(memoryview(body)[len(bom):], name)[0]
     charset = None
     if content_type:
         match = re.search(r"charset\s*=\s*[\"']?([^\"';\s]+)", content_type, re.IGNORECASE)
         charset = match.group(1) if match else None
     if charset is None:
-        for bom, name in ((b"\xef\xbb\xbf", "utf-8-sig"), (b"\xff\xfe", "utf-16"), (b"\xfe\xff", "utf-16")):
-            if body.startswith(bom):
-                charset = name
-                break
-    if charset is None:
         match = _XML_ENCODING.match(body, 0, 1024) or _META_CHARSET.search(body[:4096])
-        charset = match.group(1).decode("ascii") if match else "utf-8"
-    try:
-        return body.decode(charset, errors="replace")
-    except LookupError:
-        return body.decode("utf-8", errors="replace")
+        charset = match.group(1).decode("ascii") if match else None
+    return decode_page(body, charset)[0]  # only WHATWG text encodings; any other label reads as UTF-8
+
+
+_BOMS = ((b"\xef\xbb\xbf", "utf-8"), (b"\xff\xfe", "utf-16le"), (b"\xfe\xff", "utf-16be"))
 
 
 class HttpBoundary:
@@ -399,6 +400,7 @@ class _Inflater:
     def __init__(self, coding: str, limit: int) -> None:
         self.coding, self.limit, self.produced = coding, limit, 0
         self._raw_deflate = False
+        self._fed = False
         self._inflater = self._new()
 
     def _new(self) -> Any:
@@ -409,6 +411,7 @@ class _Inflater:
     def feed(self, data: bytes) -> bytes | bytearray:
         out = bytearray()
         pending = data
+        self._fed = self._fed or bool(data)
         while pending:
             try:
                 # Inflate in steps of at most 1 MiB: memory stays near the ceiling, never a multiple of it.
@@ -439,6 +442,9 @@ class _Inflater:
         self.produced += len(tail)
         if self.produced > self.limit:
             raise FetchError(ErrorType.TOO_LARGE, f"the {self.coding} body inflates past the {self.limit:,}-byte ceiling")
+        if self._fed and not self._inflater.eof:  # the stream stopped before its end marker (and checksum)
+            raise FetchError(ErrorType.MALFORMED_RESPONSE, f"truncated {self.coding} body: it ended before the "
+                             f"stream's end after {self.produced:,} decoded bytes")
         return out + tail
 
 

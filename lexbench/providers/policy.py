@@ -29,6 +29,7 @@ For parallel runs, :func:`worker_cpus` decides whether each xdist worker keeps t
 from __future__ import annotations
 
 import contextvars
+import math
 import queue
 import threading
 import time
@@ -59,7 +60,8 @@ class RuntimePolicy:
     """Per-call limits (SPEC §5). ``timeout_s``: seconds per physical call, a total deadline;
     ``retries``: extra attempts after a failed call; ``max_body_bytes``: the body/output ceiling;
     ``grace_s``: how long past the deadline the watchdog waits for a worker to report its own timeout
-    before abandoning it. Raises ``ValueError`` on a non-positive timeout or negative retries."""
+    before abandoning it. Raises ``ValueError`` on a timeout that is not positive and finite (``inf``,
+    ``nan``, 0) or negative retries."""
 
     timeout_s: float = DEFAULT_TIMEOUT_S
     retries: int = DEFAULT_RETRIES
@@ -67,8 +69,8 @@ class RuntimePolicy:
     grace_s: float = 0.5
 
     def __post_init__(self) -> None:
-        if not self.timeout_s > 0:
-            raise ValueError(f"the fetch timeout must be positive, got {self.timeout_s!r}")
+        if not (isinstance(self.timeout_s, int | float) and math.isfinite(self.timeout_s) and self.timeout_s > 0):
+            raise ValueError(f"the fetch timeout must be a positive, finite number of seconds, got {self.timeout_s!r}")
         if self.retries < 0:
             raise ValueError(f"retries must be 0 or more, got {self.retries!r}")
 

@@ -262,7 +262,8 @@ def json_body(response: HttpResponse) -> Any:
     """The answer's JSON value.
 
     Raises :class:`FetchError`: ``empty_content`` for an empty body; ``malformed_response`` for a
-    non-JSON media type (e.g. an HTML error page from a proxy), invalid UTF-8 or invalid JSON.
+    non-JSON media type (e.g. an HTML error page from a proxy), invalid UTF-8, invalid JSON, JSON
+    nested past the recursion limit or an integer of more than 4,300 digits.
     """
     if not response.body.strip():
         raise FetchError(ErrorType.EMPTY_CONTENT, f"the API answered HTTP {response.status} with an empty body")
@@ -279,6 +280,11 @@ def json_body(response: HttpResponse) -> Any:
     except json.JSONDecodeError as exc:
         raise FetchError(ErrorType.MALFORMED_RESPONSE, f"the API's answer is not valid JSON ({exc.msg} at line "
                          f"{exc.lineno} column {exc.colno})") from None
+    except RecursionError:
+        raise FetchError(ErrorType.MALFORMED_RESPONSE, "the API's JSON is nested deeper than the parser's "
+                         "recursion limit") from None
+    except ValueError as exc:  # an integer past Python's 4,300-digit conversion limit
+        raise FetchError(ErrorType.MALFORMED_RESPONSE, f"the API's JSON holds a number that cannot be read: {exc}") from None
 
 
 _MISSING = object()
