@@ -7,9 +7,11 @@ A run started with ``--certified`` is refused unless
    are frozen in the manifest, never an implicit default;
 2. it runs every item: no ``-k`` or ``-m`` subset (``--shard`` and ``--resume`` are fine — the merged
    or resumed run still covers every item);
-3. its configuration is clean and recorded: the lexbench code is a committed revision (no uncommitted
-   change under ``lexbench/``, ``providers/``, ``conftest.py``, ``pyproject.toml``) and every
-   credential the selected providers name is set, so no item is lost to the operator's setup;
+3. its configuration is clean and recorded: the lexbench code is a committed revision — no file that
+   pytest or Python could load differs from the commit (:func:`lexbench.checkout.loadable_tree`), no uncommitted change
+   under ``lexbench/`` or ``providers/``, pytest's rootdir is the checkout and ``sys.path`` holds
+   nothing outside the checkout and the Python environment — and every credential the selected
+   providers name is set, so no item is lost to the operator's setup;
 4. its suite is reviewed and its public bindings verify: every binding file is present and
    :func:`lexbench.dataset.bindings.validate_suite` finds no problem.
 
@@ -31,7 +33,8 @@ from lexbench.providers.credentials import missing_variables
 
 def certification_problems(*, providers_option: str | None, keyword: str, markexpr: str, code: Mapping[str, Any],
                            credential_variables: Iterable[str], suite_root: Path, review_status: str,
-                           environ: Mapping[str, str] | None = None) -> tuple[list[str], list[str]]:
+                           environ: Mapping[str, str] | None = None,
+                           project_root: Path | None = None) -> tuple[list[str], list[str]]:
     """Check the four requirements of the module docstring.
 
     ``code`` is :func:`lexbench.record.code_state`'s record; ``credential_variables`` the environment
@@ -51,11 +54,20 @@ def certification_problems(*, providers_option: str | None, keyword: str, markex
     else:
         checks.append("every item selected (no -k/-m)")
     git = code.get("git")
+    before = len(problems)
     if git and git.get("uncommitted"):
         changed = git["uncommitted"]
-        problems.append(f"the lexbench code has uncommitted changes ({', '.join(changed[:5])}"
-                        f"{', …' if len(changed) > 5 else ''}); commit them so the recorded revision is what ran")
-    else:
+        problems.append(f"the checkout has untracked or uncommitted files that pytest or Python could load or that "
+                        f"lexbench runs ({', '.join(changed[:5])}{', …' if len(changed) > 5 else ''}); commit or "
+                        "remove them so the recorded revision is what ran")
+    if git and git.get("outside_sys_path"):
+        outside = git["outside_sys_path"]
+        problems.append(f"sys.path holds folders outside the checkout and the Python environment "
+                        f"({', '.join(outside[:3])}); unset PYTHONPATH and run pytest from the checkout")
+    if git and git.get("root") and project_root is not None and Path(git["root"]) != Path(project_root).resolve():
+        problems.append(f"pytest's rootdir {project_root} is not the lexbench checkout {git['root']}: its conftest.py "
+                        "and configuration are not part of the recorded revision; run pytest from the checkout")
+    if len(problems) == before:
         checks.append(f"clean code: {'commit ' + git['commit'][:12] if git else 'installed package'}")
     missing = missing_variables(sorted(set(credential_variables)), environ)
     if missing:

@@ -181,6 +181,7 @@ def _report(args: argparse.Namespace) -> int:
     from lexbench.errors import RunError
     from lexbench.record import checked_rows, merge_runs
     from lexbench.report import write_reports
+    from lexbench.rundir import RunLock, check_run_dir
 
     dirs = [Path(d) for d in args.run_dirs]
     if args.merge:
@@ -193,8 +194,11 @@ def _report(args: argparse.Namespace) -> int:
         if len(dirs) != 1 or args.output:
             raise RunError("report: name one run directory (to combine shards: report --merge RUN_DIR... --output DIR)")
         run_dir = dirs[0]
-    manifest, rows = checked_rows(run_dir)
-    for path in write_reports(run_dir, rows, manifest):
+    check_run_dir(run_dir, manifest_required=True)
+    with RunLock(run_dir):  # not while a session is still writing rows
+        manifest, rows = checked_rows(run_dir)
+        paths = write_reports(run_dir, rows, manifest)
+    for path in paths:
         print(f"wrote {path} (sha256 {hashlib.sha256(path.read_bytes()).hexdigest()[:16]})")
     print(f"report: {len(rows)} items of suite {manifest.get('suite', {}).get('id', '?')}")
     return 0

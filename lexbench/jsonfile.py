@@ -12,7 +12,10 @@ loader reports its own error class (:class:`~lexbench.errors.RulesError`,
 
 from __future__ import annotations
 
+import errno
+import os
 import re
+import stat
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -64,9 +67,44 @@ _MAY_HOLD_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]|[\ud800-\udfff]")
 
 
 def read_json(path: Path, **options: Any) -> Any:
-    """Read ``path`` and :func:`decode_json` it. Raises ``OSError`` (missing, a directory, unreadable)
-    or :class:`InvalidJson`."""
-    return decode_json(path.read_bytes(), **options)
+    """Read ``path`` and :func:`decode_json` it. Raises ``OSError`` (missing, a directory, not a
+    regular file, too large, unreadable) or :class:`InvalidJson`."""
+    return decode_json(read_regular_file(path), **options)
+
+
+MAX_FILE_BYTES = 1 << 30
+"""Largest input file read (1 GiB): an evidence capture is at most the 20 MB response ceiling."""
+
+
+def read_regular_file(path: Path, max_bytes: int = MAX_FILE_BYTES) -> bytes:
+    """The bytes of ``path``, which must be a regular file (symlinks followed) of at most ``max_bytes``.
+
+    A symlink to ``/dev/zero`` would be read until memory ran out and a FIFO would block forever:
+    the file is opened without blocking and checked before anything is read. Raises
+    ``FileNotFoundError`` when missing and ``OSError`` with a one-line reason otherwise."""
+    descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        status = os.fstat(descriptor)
+        if not stat.S_ISREG(status.st_mode):
+            raise OSError(errno.EINVAL, f"not a regular file (a {_file_kind(status.st_mode)}); refusing to read it", str(path))
+        if status.st_size > max_bytes:
+            raise OSError(errno.EFBIG, f"{status.st_size:,} bytes, more than the {max_bytes:,} a file may have", str(path))
+        os.set_blocking(descriptor, True)
+        with os.fdopen(descriptor, "rb", closefd=False) as handle:
+            data = handle.read(max_bytes + 1)
+    finally:
+        os.close(descriptor)
+    if len(data) > max_bytes:  # it grew while being read
+        raise OSError(errno.EFBIG, f"more than the {max_bytes:,} bytes a file may have", str(path))
+    return data
+
+
+def _file_kind(mode: int) -> str:
+    for test, kind in ((stat.S_ISDIR, "directory"), (stat.S_ISCHR, "character device"), (stat.S_ISBLK, "block device"),
+                       (stat.S_ISFIFO, "FIFO"), (stat.S_ISSOCK, "socket")):
+        if test(mode):
+            return kind
+    return "special file"
 
 
 def _check(value: Any, *, texts: bool = True) -> None:

@@ -37,15 +37,17 @@ from lexbench.providers import (
     call_provider, default_config, load_config,
 )
 from lexbench.providers.config import CONFIGURED
+from lexbench.providers.credentials import Redactor
 from lexbench.providers.guard import NetworkGuard
 from lexbench.providers.policy import DEFAULT_RETRIES, DEFAULT_TIMEOUT_S, declared_family, worker_cpus
 from lexbench.providers.result import ErrorType, ProviderResult
 from lexbench.record import (
     RESULTS_NAME, RunIdentity, RunRecorder, RunRow, canonical_sha256, checked_rows, count_tokens, environment, item_id,
-    load_rows, resume_plan, save_response, utc_now, write_manifest,
+    load_rows, read_manifest, resume_plan, save_response, utc_now, write_manifest,
 )
 from lexbench.replay import ReplayServer, new_run_prefix, public_url_for, served_fetches_url
 from lexbench.report import render_terminal, write_reports
+from lexbench.rundir import RunLock, append_file, check_run_dir, make_run_dir
 from lexbench.shard import Shard
 from lexbench.verdict import Outcome, Verdict
 
@@ -106,6 +108,7 @@ class BenchState:
     policy: RuntimePolicy
     run_dir: Path | None = None
     recorder: RunRecorder | None = None
+    lock: RunLock | None = None  # controller: held for the whole session (lexbench.rundir)
     suite: Suite | None = None
     providers: dict[str, Provider] = field(default_factory=dict)
     replay: ReplayServer | None = None
@@ -160,6 +163,11 @@ class BenchState:
                 bind({c.id: (suite.captures[c.id], c.capture.content_type) for c in suite.cases})
             self.providers[name] = provider  # only once bound: a failed bind is retried by the next item
         return self.providers[name]
+
+    def redactor(self, name: str) -> Redactor:
+        """The redactor for provider ``name``'s credentials as they are now (its ``not_secret``
+        identifiers excepted), built from its configuration whether or not it was called."""
+        return Redactor.from_environment(self.specs[name].secret_variables())
 
     def _replay(self) -> ReplayServer:
         if self.replay is None:
@@ -291,8 +299,10 @@ def _option_path(config: pytest.Config, value: str) -> Path:
 
 
 def _open_run(state: BenchState, suite: Suite) -> None:
-    """Decide the run directory (new or resumed), check a certified run's requirements, open the
-    results file and write the first manifest. Raises ``pytest.UsageError`` with the reason."""
+    """Decide the run directory (new or resumed), check it is one lexbench left as it is and lock it for
+    the session (:mod:`lexbench.rundir`), check a certified run's requirements, open the results file
+    and write the first manifest. Raises ``pytest.UsageError`` with the reason — another session holding
+    the directory included — before any item runs."""
     config = state.config
     if config.getoption("shard"):
         try:
@@ -315,6 +325,8 @@ def _open_run(state: BenchState, suite: Suite) -> None:
             raise pytest.UsageError(f"--run-dir={option} and --resume={config.getoption('resume')} name different "
                                     "directories; --resume alone is enough")
         try:
+            check_run_dir(run_dir, manifest_required=True)
+            state.lock = RunLock(run_dir).acquire()
             plan = resume_plan(run_dir, identity, shard=str(state.shard) if state.shard else None, certified=certified)
         except RunError as exc:
             raise pytest.UsageError(str(exc)) from None
@@ -323,7 +335,20 @@ def _open_run(state: BenchState, suite: Suite) -> None:
         stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
         shard = f"-shard{state.shard.index}of{state.shard.count}" if state.shard else ""
         run_dir = _option_path(config, option) if option else config.rootpath / "runs" / f"{suite.id}-{stamp}{shard}"
-        if load_rows(run_dir):
+        try:
+            check_run_dir(run_dir, manifest_required=False)
+            read_manifest(run_dir)  # a manifest there must be lexbench's: nothing is added to another tool's folder
+            make_run_dir(run_dir)
+            state.lock = RunLock(run_dir).acquire()
+            check_run_dir(run_dir, manifest_required=False)  # as it is now that no other session can change it
+            read_manifest(run_dir)
+            recorded = load_rows(run_dir)
+        except RunError as exc:
+            raise pytest.UsageError(str(exc)) from None
+        except OSError as exc:
+            raise pytest.UsageError(f"--run-dir={run_dir}: cannot create the run directory: "
+                                    f"{exc.strerror or exc}") from None
+        if recorded:
             raise pytest.UsageError(f"--run-dir={run_dir} already holds results of a run; continue it with "
                                     f"--resume={run_dir} or choose a new --run-dir")
     engines = {name: {key: spec.options[key] for key in ("engine", "binary", "expected_version") if key in spec.options}
@@ -337,10 +362,14 @@ def _open_run(state: BenchState, suite: Suite) -> None:
             providers_option=config.getoption("providers"), keyword=config.getoption("keyword"),
             markexpr=config.getoption("markexpr"), code=facts["code"],
             credential_variables=[v for spec in state.specs.values() for v in spec.credential_variables()],
-            suite_root=suite.root, review_status=suite.dataset.suite.review_status.value)
+            suite_root=suite.root, review_status=suite.dataset.suite.review_status.value,
+            project_root=config.rootpath)
         if problems:
             raise pytest.UsageError("--certified: this run cannot be certified:\n  " + "\n  ".join(problems))
-        certification = {"requested": True, "checks": checks, "problems": [], "certified": False}
+        git = facts["code"]["git"] or {}
+        # What was certified: the commit's tree and every loadable file as it was on disk.
+        tree = {key: git.get(key) for key in ("commit", "tree", "loadable_files", "loadable_sha256")}
+        certification = {"requested": True, "checks": checks, "problems": [], "certified": False, "tree": tree}
     state.run_dir = run_dir
     try:
         state.recorder = RunRecorder(run_dir)
@@ -561,18 +590,27 @@ class CaseItem(pytest.Item):
         if self.output_contract == "control":
             self.add_marker(pytest.mark.control)
         policy = state.policy
-        self.add_marker(pytest.mark.timeout((policy.retries + 1) * (policy.timeout_s + policy.grace_s) + BACKSTOP_MARGIN))
+        # The backstop leaves room for every attempt and for scoring's own wall-time budget, so that a
+        # scorer limit is recorded as one (with the answer) rather than the item being killed.
+        from lexbench.scoring.budget import DEFAULT_BUDGET
+
+        calls_s = (policy.retries + 1) * (policy.timeout_s + policy.grace_s)
+        self.add_marker(pytest.mark.timeout(calls_s + DEFAULT_BUDGET.wall_s + BACKSTOP_MARGIN))
 
     def runtest(self) -> None:
         result = self._call()
-        from lexbench.scoring import evaluate_response
+        from lexbench.scoring.budget import score_within_budget
 
-        verdict = evaluate_response(self.case, result)
-        self._record(result, verdict)
-        if verdict.outcome is Outcome.FAIL:
-            raise VerdictFailure(verdict.explanation)
-        if verdict.outcome is Outcome.UNRESOLVABLE:
-            pytest.skip(verdict.explanation)  # it opens with "unresolvable: "
+        # Score what the provider answered; redact what is written or shown (SPEC §5): a verdict's
+        # explanation and evidence may quote the answer. Scoring runs under its time and memory budget.
+        verdict = score_within_budget(self.case, result)
+        redactor = self.config.stash[STATE].redactor(self.provider_name)
+        shown = redactor.result(verdict)
+        self._record(result, redactor.result(result), shown)
+        if shown.outcome is Outcome.FAIL:
+            raise VerdictFailure(shown.explanation)
+        if shown.outcome is Outcome.UNRESOLVABLE:
+            pytest.skip(shown.explanation)  # it opens with "unresolvable: "
 
     def _call(self) -> ProviderResult:
         state = self.config.stash[STATE]
@@ -599,7 +637,9 @@ class CaseItem(pytest.Item):
                 "error_message": f"{down} ({self.provider_name} reported {result.error_type}: {result.error_message})"})
         return result
 
-    def _record(self, result: ProviderResult, verdict: Verdict) -> None:
+    def _record(self, answered: ProviderResult, result: ProviderResult, verdict: Verdict) -> None:
+        """Write the item's row and saved response from the redacted ``result`` and ``verdict``; sizes are
+        measured on the ``answered`` content."""
         state = self.config.stash[STATE]
         flags = list(self.case.flags)
         try:
@@ -624,8 +664,8 @@ class CaseItem(pytest.Item):
             error_type=result.error_type.value if result.error_type else None,
             error_message=result.error_message,
             content_format=result.content_format,
-            content_chars=len(result.content),
-            content_tokens=count_tokens(result.content),
+            content_chars=len(answered.content),
+            content_tokens=count_tokens(answered.content),
             reference_chars=len(self.case.reference_text) if self.case.reference_text else None,
             response_sha256=digest,
             flags=flags,
@@ -635,7 +675,7 @@ class CaseItem(pytest.Item):
         self.row_json = row.model_dump_json()
         # JUnit XML properties: the figures a CI dashboard wants per item.
         props = [("lexbench.outcome", verdict.outcome.value), ("lexbench.latency_s", f"{result.latency_s:.4f}"),
-                 ("lexbench.content_chars", str(len(result.content)))]
+                 ("lexbench.content_chars", str(len(answered.content)))]
         for component in verdict.components:
             if component.measured is not None:
                 props.append((f"lexbench.{component.name.value}", f"{component.measured:.4f}"))
@@ -799,6 +839,8 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         state.recorder.close()
     if state.public_replay and state.run_dir is not None and not state.is_worker and state.replay_prefix:
         _keep_served_fetches(state)
+    if state.lock is not None:
+        state.lock.release()
 
 
 def _keep_served_fetches(state: BenchState) -> None:
@@ -814,5 +856,4 @@ def _keep_served_fetches(state: BenchState) -> None:
     except httpx.HTTPError as exc:
         print(f"lexbench: the served-fetch log could not be read from {url}: {exc}", file=sys.stderr)
         return
-    with (state.run_dir / "served-fetches.jsonl").open("ab") as log:  # a resumed run adds its own prefix's lines
-        log.write(response.content)
+    append_file(state.run_dir / "served-fetches.jsonl", response.content)  # a resumed run adds its own lines

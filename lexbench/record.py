@@ -10,9 +10,12 @@
       report.md         the reports, rebuilt from manifest.json + results.jsonl by ``lexbench report RUN``
       report.html
       report.json
+      session.lock      held by the session's controller (:class:`lexbench.rundir.RunLock`)
 
-Rows are written only by the controller process; workers only write content-addressed responses,
-so parallel workers never write the same file twice. Every row carries the run's identity (suite id,
+Rows are written only by the controller process; workers only write content-addressed responses
+(and debug logs), so parallel workers never write the same file twice. A directory is read and
+written only as lexbench left it (:func:`lexbench.rundir.check_run_dir`), and rows and manifest are
+validated by their models on every read (:class:`RunRow`, :class:`RunManifest`). Every row carries the run's identity (suite id,
 dataset sha256, configuration sha256): resuming (:func:`resume_plan`), merging (:func:`merge_runs`)
 and reporting (:func:`checked_rows`) refuse a row that does not match its manifest instead of mixing
 results of different suites or settings.
@@ -22,6 +25,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import platform
 import re
@@ -36,14 +40,15 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from importlib import metadata as importlib_metadata
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
 from lexbench.errors import RunError
+from lexbench.jsonfile import InvalidJson, decode_json, read_json
 from lexbench.scoring.evaluate import SCORER_VERSION
-from lexbench.jsonfile import InvalidJson, read_json
 from lexbench.providers.result import Attempt, ResultMetadata
+from lexbench.rundir import check_run_dir, open_nofollow, write_file
 from lexbench.verdict import ComponentResult, Outcome
 
 MANIFEST_NAME = "manifest.json"
@@ -62,6 +67,23 @@ _TOKEN = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf90
 _ASCII_CLASSES = bytes(
     ord("a") if re.fullmatch(r"\w", chr(code)) else ord(" ") if re.fullmatch(r"\s", chr(code)) else ord(".")
     for code in range(256))  # bytes.translate wants 256 entries; only the first 128 occur
+
+
+Sha256 = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{64}$")]
+"""A sha256 as 64 lower-case hex digits: the only form a field that becomes a path may take."""
+
+
+def non_finite_field(value: Any, path: str = "") -> str | None:
+    """The dotted path of the first ``inf`` or ``NaN`` float in ``value`` (dicts, lists, scalars), or
+    ``None``. JSON has no such numbers; ``1e999`` parses to ``inf`` and breaks every figure after it."""
+    if isinstance(value, float):
+        return path or "(value)" if not math.isfinite(value) else None
+    children = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for key, child in children:
+        found = non_finite_field(child, f"{path}.{key}" if path else str(key))
+        if found:
+            return found
+    return None
 
 
 class RunRow(BaseModel):
@@ -96,10 +118,10 @@ class RunRow(BaseModel):
     content_chars: int = 0
     content_tokens: int | None = None
     reference_chars: int | None = None
-    response_sha256: str | None = None
+    response_sha256: Sha256 | None = None
     flags: list[str] = Field(default_factory=list)
-    dataset_sha256: str | None = None
-    configuration_sha256: str | None = None
+    dataset_sha256: Sha256 | None = None
+    configuration_sha256: Sha256 | None = None
 
     @property
     def item_id(self) -> str:
@@ -138,15 +160,16 @@ def save_response(run_dir: Path, content: str) -> str | None:
     digest = hashlib.sha256(data).hexdigest()
     folder = os.path.join(run_dir, RESPONSES_DIR)
     target = os.path.join(folder, f"{digest}.txt")
-    if not os.path.exists(target):
+    if not os.path.lexists(target):
         # os-level calls: pathlib and buffered files cost more than the write itself, once per item.
+        # O_NOFOLLOW: a link planted in responses/ fails the write instead of redirecting it.
         tmp = f"{target[:-4]}.{os.getpid()}.tmp"
         flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC
         try:
-            fd = os.open(tmp, flags, 0o644)
+            fd = open_nofollow(tmp, flags)
         except FileNotFoundError:  # the first response of the run: create the folder then, not per item
             os.makedirs(folder, exist_ok=True)
-            fd = os.open(tmp, flags, 0o644)
+            fd = open_nofollow(tmp, flags)
         try:
             view = memoryview(data)
             while view:
@@ -168,7 +191,7 @@ def repair_torn_tail(path: Path) -> int:
     size = path.stat().st_size
     if size == 0:
         return 0
-    with open(path, "rb+") as handle:
+    with open(open_nofollow(path, os.O_RDWR), "rb+") as handle:
         handle.seek(size - 1)
         if handle.read(1) == b"\n":
             return 0
@@ -212,7 +235,7 @@ class RunRecorder:
         self.written = 0
         self.torn_bytes = repair_torn_tail(run_dir / RESULTS_NAME)
         self.failure: str | None = None
-        self._fd = os.open(run_dir / RESULTS_NAME, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        self._fd = open_nofollow(run_dir / RESULTS_NAME, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
         self._synced = time.monotonic()
         self._unsynced = False
 
@@ -264,27 +287,60 @@ class RunRecorder:
 
 
 def load_rows(run_dir: Path) -> list[RunRow]:
-    """Read every row of ``results.jsonl`` in file order; a torn last line (killed mid-write) is ignored."""
-    return _read_rows(run_dir)[0]
+    """Read every row of ``results.jsonl`` in file order, skipping lines that are not rows (a torn
+    last line, killed mid-write); :func:`checked_rows` refuses those instead."""
+    return [row for _, row in _read_rows(run_dir)[0]]
 
 
-def _read_rows(run_dir: Path) -> tuple[list[RunRow], list[int]]:
-    """The valid rows, and the (1-based) numbers of lines before the last that are not rows."""
-    rows: list[RunRow] = []
-    damaged: list[int] = []
+def _read_rows(run_dir: Path) -> tuple[list[tuple[int, RunRow]], list[str]]:
+    """The valid rows with their (1-based) line numbers, and one line per line that is not a row
+    (naming the line and the field), except a last line that is not JSON at all: a row torn by a kill.
+
+    Raises :class:`RunError` when ``results.jsonl`` cannot be read (a directory, a link, unreadable)."""
+    rows: list[tuple[int, RunRow]] = []
+    damaged: list[str] = []
     path = run_dir / RESULTS_NAME
-    if not path.exists():
-        return rows, damaged
-    lines = path.read_bytes().decode("utf-8", errors="replace").splitlines()
+    try:
+        fd = open_nofollow(path, os.O_RDONLY)
+    except FileNotFoundError:
+        return [], damaged
+    except OSError as exc:
+        raise RunError(f"{path}: cannot be read ({exc.strerror or exc}); the run record is damaged") from None
+    with open(fd, "rb") as handle:
+        try:
+            data = handle.read()
+        except OSError as exc:
+            raise RunError(f"{path}: cannot be read ({exc.strerror or exc}); the run record is damaged") from None
+    lines = data.decode("utf-8", errors="replace").splitlines()
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         try:
-            rows.append(RunRow.model_validate_json(line))
-        except ValueError:
+            value = decode_json(line)
+        except InvalidJson as exc:
             if number < len(lines):
-                damaged.append(number)
+                damaged.append(f"line {number}: {_json_problem(line, exc)}")
+            continue
+        problem = non_finite_field(value)
+        if problem:
+            damaged.append(f"line {number}: field {problem} is not a finite number")
+            continue
+        try:
+            rows.append((number, RunRow.model_validate(value)))
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            field = ".".join(str(part) for part in first["loc"]) or "(row)"
+            damaged.append(f"line {number}: field {field}: {first['msg']}")
     return rows, damaged
+
+
+def _json_problem(line: str, error: InvalidJson) -> str:
+    # NaN and Infinity are refused by the parser; parse them once more only to name their field.
+    try:
+        field = non_finite_field(json.loads(line, parse_constant=float))
+    except (ValueError, RecursionError):
+        field = None
+    return f"field {field} is not a finite number" if field else str(error)
 
 
 @dataclass(frozen=True)
@@ -345,17 +401,24 @@ def duplicate_items(rows: Iterable[RunRow]) -> list[str]:
 def checked_rows(run_dir: Path) -> tuple[dict[str, Any], list[RunRow]]:
     """The manifest and rows of ``run_dir``, refusing a run a report must not be built from.
 
-    Raises :class:`RunError` when ``run_dir`` has no manifest, when a row belongs to another suite or
-    configuration than the manifest's, or when an item has more than one row.
+    Raises :class:`RunError` when ``run_dir`` is not a run directory lexbench left as it is
+    (:func:`lexbench.rundir.check_run_dir`), its manifest is damaged, a line of ``results.jsonl`` is
+    not a row (naming the line and field), a row names a provider the manifest does not, a row belongs
+    to another suite or configuration than the manifest's, or an item has more than one row.
     """
+    check_run_dir(run_dir, manifest_required=True)
     manifest = read_manifest(run_dir)
     if not manifest:
         raise RunError(f"{run_dir}: not a run directory (no {MANIFEST_NAME})")
-    rows, damaged = _read_rows(run_dir)
+    numbered, damaged = _read_rows(run_dir)
+    providers = set(manifest.get("providers", []))
+    damaged += [f"line {number}: field provider: {row.provider!r} is not a provider of this run "
+                f"({', '.join(sorted(providers))})" for number, row in numbered if row.provider not in providers]
     if damaged:
-        # Only the last line may be torn (a kill mid-write); a bad line before it is a lost result.
-        raise RunError(f"{run_dir}: {RESULTS_NAME} line(s) {', '.join(map(str, damaged[:5]))} are not result rows; "
-                       "the run record is damaged")
+        # Only the last line may be torn (a kill mid-write); a bad line before it is a lost or forged result.
+        raise RunError(f"{run_dir / RESULTS_NAME}: {len(damaged)} line(s) are not result rows of this run; the run "
+                       "record is damaged:\n  " + "\n  ".join(damaged[:5]))
+    rows = [row for _, row in numbered]
     foreign = foreign_rows(rows, RunIdentity.of_manifest(manifest))
     if foreign:
         raise RunError(f"{run_dir}: {RESULTS_NAME} holds rows of another run; refusing to mix them:\n  "
@@ -426,23 +489,34 @@ def host_facts() -> dict[str, Any]:
 
 
 def code_state(package_dir: Path | None = None) -> dict[str, Any]:
-    """The lexbench code a session ran: the git commit of its checkout and the paths with uncommitted
-    changes under ``lexbench/``, ``providers/`` and ``conftest.py``; ``{"git": None}`` when lexbench
-    is not running from a git checkout (an installed wheel is identified by its version)."""
+    """The lexbench code a session ran: its checkout's git commit and tree hash, and every file there
+    that pytest or Python could load (:func:`lexbench.checkout.loadable_tree`): their count, one sha256
+    over them, the paths that differ from the commit (untracked, modified, ignored or deleted) plus any
+    uncommitted change under ``lexbench/`` and ``providers/`` (the Node worker too), and the
+    ``sys.path`` entries outside the checkout and the Python environment. ``{"git": None}`` when
+    lexbench is not running from a git checkout (an installed wheel is identified by its version)."""
+    from lexbench.checkout import loadable_tree
+
     package_dir = package_dir or Path(__file__).resolve().parent
     root = package_dir.parent
     if not (root / ".git").exists():
         return {"git": None}
+
+    def git(*args: str) -> str:
+        return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, timeout=30,
+                              check=True).stdout
+
     try:
-        commit = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True,
-                                timeout=10, check=True).stdout.strip()
-        status = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--", "lexbench", "providers",
-                                 "conftest.py", "pyproject.toml"],
-                                capture_output=True, text=True, timeout=10, check=True).stdout
-    except (OSError, subprocess.SubprocessError):
+        commit, tree = git("rev-parse", "HEAD", "HEAD^{tree}").split()
+        status = git("status", "--porcelain", "--", "lexbench", "providers", "conftest.py", "pyproject.toml")
+        loadable = loadable_tree(root, git("ls-tree", "-r", "-z", "--full-tree", "HEAD"))
+    except (OSError, subprocess.SubprocessError, ValueError):
         return {"git": None}
-    dirty = sorted(line[3:] for line in status.splitlines() if line.strip())
-    return {"git": {"commit": commit, "uncommitted": dirty}}
+    changed = {line[3:] for line in status.splitlines() if line.strip()}
+    dirty = sorted({path for path in changed if "__pycache__" not in path.split("/")} | set(loadable.differing))
+    return {"git": {"commit": commit, "tree": tree, "root": str(root), "uncommitted": dirty,
+                    "loadable_files": loadable.files, "loadable_sha256": loadable.sha256,
+                    "outside_sys_path": loadable.outside_sys_path}}
 
 
 def environment(engines: Mapping[str, Any] | None = None) -> dict[str, Any]:
@@ -469,50 +543,82 @@ def scorer_version(manifest: Mapping[str, Any]) -> int | None:
 
 
 def write_manifest(run_dir: Path, manifest: Mapping[str, Any]) -> None:
-    """Write ``manifest.json`` atomically (a kill mid-write leaves the previous manifest intact)."""
+    """Write ``manifest.json`` atomically (a kill mid-write leaves the previous manifest intact; a link
+    planted at its name is replaced, never written through)."""
     run_dir.mkdir(parents=True, exist_ok=True)
-    target = run_dir / MANIFEST_NAME
-    tmp = target.with_suffix(f".{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(manifest, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
-    os.replace(tmp, target)
+    write_file(run_dir / MANIFEST_NAME, (json.dumps(manifest, ensure_ascii=False, indent=2) + "\n").encode("utf-8"))
+
+
+class _Open(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+
+class ManifestSuite(_Open):
+    """``manifest.json`` → ``suite``: the fields resuming, merging and reporting rely on."""
+
+    id: str
+    dataset_sha256: Sha256 | None = None
+    path: str | None = None
+    revision: int | str | None = None
+    review_status: str | None = None
+    cases: int | None = None
+
+
+class ManifestRun(_Open):
+    """``manifest.json`` → ``run``."""
+
+    shard: Annotated[str, StringConstraints(pattern=r"^[1-9][0-9]*/[1-9][0-9]*$")] | None = None
+    measure_only: bool = False
+    certified_requested: bool = False
+
+
+class ManifestCertification(_Open):
+    """``manifest.json`` → ``certification`` (``null`` when no certification was requested)."""
+
+    certified: bool
+    problems: list[str] = Field(default_factory=list)
+    checks: list[str] = Field(default_factory=list)
+
+
+class RunManifest(_Open):
+    """The parts of ``manifest.json`` lexbench reads back (SPEC §6). A JSON object without ``suite``,
+    ``providers``, ``configuration_sha256`` and ``run`` is not a lexbench run manifest. Other fields are
+    kept as written."""
+
+    suite: ManifestSuite
+    providers: list[str]
+    configuration_sha256: Sha256 | None
+    configuration: dict[str, Any] = Field(default_factory=dict)
+    run: ManifestRun
+    certification: ManifestCertification | None = None
+    sessions: list[dict[str, Any]] = Field(default_factory=list)
+    started: str | None = None
+    finished: str | None = None
 
 
 def read_manifest(run_dir: Path) -> dict[str, Any]:
-    """The run's manifest, or an empty dict when it has none. Raises :class:`RunError` when it cannot
-    be read or is not a JSON object."""
+    """The run's manifest as written, or an empty dict when it has none. Raises :class:`RunError`
+    naming the file and field when it cannot be read, is not a lexbench run manifest
+    (:class:`RunManifest`) or holds a non-finite number."""
     path = run_dir / MANIFEST_NAME
-    if not path.exists():
+    if not os.path.lexists(path):
         return {}
     try:
-        manifest = read_json(path)
+        with open(open_nofollow(path, os.O_RDONLY), "rb") as handle:
+            manifest = decode_json(handle.read())
     except (OSError, InvalidJson) as exc:
-        raise RunError(f"{run_dir}: {MANIFEST_NAME} cannot be read ({exc}); the run record is damaged") from None
-    problem = _manifest_problem(manifest)
+        raise RunError(f"{path}: cannot be read ({exc}); the run record is damaged") from None
+    problem = non_finite_field(manifest)
     if problem:
-        raise RunError(f"{run_dir}: {MANIFEST_NAME} {problem}; the run record is damaged")
+        raise RunError(f"{path}: field {problem} is not a finite number; the run record is damaged")
+    try:
+        RunManifest.model_validate(manifest)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        field = ".".join(str(part) for part in first["loc"]) or "(document)"
+        raise RunError(f"{path}: not a lexbench run manifest, or a damaged one (field {field}: {first['msg']}); "
+                       "lexbench leaves it untouched") from None
     return manifest
-
-
-_TEXT = (str, type(None))
-
-
-def _manifest_problem(manifest: Any) -> str | None:
-    """What is wrong with the fields resuming, merging and reporting rely on, or ``None``."""
-    if not isinstance(manifest, dict):
-        return "is not a JSON object"
-    suite, run = manifest.get("suite", {}), manifest.get("run", {})
-    checks = [
-        (isinstance(suite, dict), "suite is not an object"),
-        (isinstance(suite, dict) and all(isinstance(suite.get(k), _TEXT) for k in ("id", "dataset_sha256", "path")),
-         "suite.id, suite.dataset_sha256 or suite.path is not text"),
-        (isinstance(manifest.get("configuration_sha256"), _TEXT), "configuration_sha256 is not text"),
-        (isinstance(run, dict) and isinstance(run.get("shard"), _TEXT), "run.shard is not text"),
-        (isinstance(manifest.get("providers", []), list) and all(isinstance(p, str) for p in manifest.get("providers", [])),
-         "providers is not a list of names"),
-        (isinstance(manifest.get("sessions", []), list) and all(isinstance(s, dict) for s in manifest.get("sessions", [])),
-         "sessions is not a list of objects"),
-    ]
-    return next((message for ok, message in checks if not ok), None)
 
 
 def utc_now() -> str:
@@ -537,6 +643,7 @@ def merge_runs(run_dirs: Sequence[Path], output: Path) -> dict[str, Any]:
     """
     if not run_dirs:
         raise RunError("report --merge: name the shard run directories to merge")
+    check_run_dir(output, manifest_required=False)
     if output.exists() and any(output.iterdir()):
         raise RunError(f"report --merge: {output} exists and is not empty; merge into a new directory")
     loaded = []
@@ -584,14 +691,14 @@ def merge_runs(run_dirs: Sequence[Path], output: Path) -> dict[str, Any]:
     output.mkdir(parents=True, exist_ok=True)
     for run_dir, _, rows in loaded:
         for row in rows:
-            if row.response_sha256:
-                source = run_dir / RESPONSES_DIR / f"{row.response_sha256}.txt"
-                target = output / RESPONSES_DIR / f"{row.response_sha256}.txt"
-                if source.exists() and not target.exists():
-                    target.parent.mkdir(parents=True, exist_ok=True)
-                    shutil.copyfile(source, target)
+            if row.response_sha256:  # 64 hex digits (RunRow): the name stays inside responses/
+                name = f"{row.response_sha256}.txt"
+                source, target = run_dir / RESPONSES_DIR / name, output / RESPONSES_DIR / name
+                if os.path.lexists(source) and not os.path.lexists(target):
+                    target.parent.mkdir(exist_ok=True)
+                    _copy_nofollow(source, target)
     ordered = sorted(all_rows, key=lambda r: (r.case, r.provider))
-    (output / RESULTS_NAME).write_text("".join(r.model_dump_json() + "\n" for r in ordered), encoding="utf-8")
+    write_file(output / RESULTS_NAME, "".join(r.model_dump_json() + "\n" for r in ordered).encode("utf-8"))
     by_index = sorted(loaded, key=lambda entry: int(entry[1]["run"]["shard"].split("/")[0]))
     sessions = [s for _, manifest, _ in by_index for s in manifest.get("sessions", [])]
     starts = [m.get("started") for _, m, _ in by_index if m.get("started")]
@@ -616,3 +723,10 @@ def merge_runs(run_dirs: Sequence[Path], output: Path) -> dict[str, Any]:
     })
     write_manifest(output, merged)
     return merged
+
+
+def _copy_nofollow(source: Path, target: Path) -> None:
+    """Copy one saved answer; neither side may be a link (``OSError`` ``ELOOP`` then)."""
+    with open(open_nofollow(source, os.O_RDONLY), "rb") as reader, \
+            open(open_nofollow(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL), "wb") as writer:
+        shutil.copyfileobj(reader, writer)

@@ -28,6 +28,7 @@ from typing import Any
 
 from lexbench import stats
 from lexbench.record import RESPONSES_DIR, RunRow, scorer_version
+from lexbench.rundir import write_file
 from lexbench.verdict import Component, Outcome
 
 REPORT_SCHEMA = 1
@@ -423,8 +424,23 @@ def run_lines(report: dict[str, Any]) -> list[str]:
     return lines
 
 
-def _md_cell(text: str) -> str:
-    return " ".join(text.split()).replace("|", "\\|")
+_MD_SPECIAL = {ord(c): "\\" + c for c in "\\`*_[]<>&!|~#"}
+
+
+def md_text(value: object) -> str:
+    """``value`` as Markdown that renders as its own text, even inside a table cell: whitespace runs
+    (line breaks too) become one space and every character that could open HTML, an entity, a link or
+    image, a code span, emphasis or a cell boundary is backslash-escaped. For everything an answer, a
+    provider or a case supplies (issue 19: an API's error body must not become ``<script>`` or a
+    ``javascript:`` link in ``report.md``)."""
+    return " ".join(str(value).split()).translate(_MD_SPECIAL)
+
+
+def md_code(value: object) -> str:
+    """``value`` as a Markdown code span (shown verbatim: no HTML, links or emphasis inside one), or as
+    :func:`md_text` when it holds a backtick or a pipe, which would end the span or the table cell."""
+    text = " ".join(str(value).split())
+    return f"`{text}`" if text and "`" not in text and "|" not in text else md_text(text)
 
 
 def render_markdown(rows: Sequence[RunRow], manifest: dict[str, Any]) -> str:
@@ -435,7 +451,7 @@ def render_markdown(rows: Sequence[RunRow], manifest: dict[str, Any]) -> str:
 def markdown_from_model(model: ReportModel) -> str:
     """:func:`render_markdown` of a prebuilt :class:`ReportModel`."""
     report = model.data
-    lines = ["# lexbench report", ""] + [f"{line}  " for line in run_lines(report)] + [""]
+    lines = ["# lexbench report", ""] + [f"{md_text(line)}  " for line in run_lines(report)] + [""]
     if report["run"]["suite"].get("review_status") == "imported_unreviewed":
         lines += ["> This suite was imported from a public corpus and has not been reviewed: its cases have no "
                   "stable groups or page identity, and titles are scored only where the source has an "
@@ -453,7 +469,7 @@ def markdown_from_model(model: ReportModel) -> str:
                   "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
         for p in board["providers"]:
             parts = " | ".join(pct(p["components"][c.value]) for c in LEADERBOARD_COMPONENTS)
-            lines.append(f"| {p['provider']} | {p['items']} | {p['pass']} | {p['fail']} | {p['unresolvable']} "
+            lines.append(f"| {md_text(p['provider'])} | {p['items']} | {p['pass']} | {p['fail']} | {p['unresolvable']} "
                          f"| {pct(p['pass_rate'])} | {interval_text(p['interval'])} | {parts} | {secs(p['latency_p50_s'])} "
                          f"| {secs(p['latency_p95_s'])} | {ratio(p['noise'])} | {tokens_text(p['answer_tokens'])} |")
         lines.append("")
@@ -465,7 +481,7 @@ def markdown_from_model(model: ReportModel) -> str:
                   "|---|---|---|---:|---:|---:|---:|---:|---|"]
         for c in report["comparisons"]:
             ci = c["interval"]
-            lines.append(f"| {c['output_contract']} | {c['first']} | {c['second']} | {c['shared_cases']} "
+            lines.append(f"| {md_text(c['output_contract'])} | {md_text(c['first'])} | {md_text(c['second'])} | {c['shared_cases']} "
                          f"| {pct(c['first_rate'])} | {pct(c['second_rate'])} | {signed_pct(c['difference'])} "
                          f"| {signed_pct(ci['low'])} to {signed_pct(ci['high'])} "
                          f"| {'yes' if c['real'] else 'no'} |")
@@ -473,7 +489,7 @@ def markdown_from_model(model: ReportModel) -> str:
     providers = [p["provider"] for board in report["leaderboards"] for p in board["providers"]]
     for field, heading in BREAKDOWNS:
         groups = report["breakdowns"][field]
-        lines += [f"## Pass rate by {heading}", "", f"| {heading} | cases | " + " | ".join(providers) + " |",
+        lines += [f"## Pass rate by {heading}", "", f"| {heading} | cases | " + " | ".join(map(md_text, providers)) + " |",
                   "|---|---:|" + "---:|" * len(providers)]
         for g in groups:
             cells = []
@@ -481,38 +497,38 @@ def markdown_from_model(model: ReportModel) -> str:
                 cell = g["providers"].get(p)
                 cells.append("–" if cell is None or not cell["scored"] else
                              f"{pct(cell['pass_rate'])} ({cell['pass']}/{cell['scored']})")
-            lines.append(f"| {g['group']} | {g['cases']} | " + " | ".join(cells) + " |")
+            lines.append(f"| {md_text(g['group'])} | {g['cases']} | " + " | ".join(cells) + " |")
         lines.append("")
     lines += ["## Failed components", "", "Failures of each component family / items where it was scored.", "",
               "| provider | " + " | ".join(COMPONENT_LABELS[c] for c in COMPONENT_COLUMNS) + " |",
               "|---|" + "---:|" * len(COMPONENT_COLUMNS)]
     for entry in report["components"]:
-        lines.append(f"| {entry['provider']} | " + " | ".join(
+        lines.append(f"| {md_text(entry['provider'])} | " + " | ".join(
             f"{entry['failures'][c.value]}/{entry['scored'][c.value]}" for c in COMPONENT_COLUMNS) + " |")
     lines += ["", "## Latency and cost", "",
               "Latency of the final attempt of each answered item (unresolvable items left out).", "",
               "| provider | timed items | p50 s | p95 s | max s | attempts | retried items | cost |",
               "|---|---:|---:|---:|---:|---:|---:|---|"]
     for entry in report["latency_and_cost"]:
-        lines.append(f"| {entry['provider']} | {entry['timed_items']} | {secs(entry['latency_p50_s'])} "
+        lines.append(f"| {md_text(entry['provider'])} | {entry['timed_items']} | {secs(entry['latency_p50_s'])} "
                      f"| {secs(entry['latency_p95_s'])} | {secs(entry['latency_max_s'])} | {entry['attempts']} "
-                     f"| {entry['retried_items']} | {cost_text(entry['cost'])} |")
+                     f"| {entry['retried_items']} | {md_text(cost_text(entry['cost']))} |")
     lines.append("")
     classes = sorted({c for entry in report["failure_classes"] for c in entry["classes"]})
     if classes:
-        lines += ["## Failure classes", "", "| provider | " + " | ".join(classes) + " |",
+        lines += ["## Failure classes", "", "| provider | " + " | ".join(map(md_text, classes)) + " |",
                   "|---|" + "---:|" * len(classes)]
         for entry in report["failure_classes"]:
-            lines.append(f"| {entry['provider']} | " + " | ".join(str(entry["classes"].get(c, 0)) for c in classes) + " |")
+            lines.append(f"| {md_text(entry['provider'])} | " + " | ".join(str(entry["classes"].get(c, 0)) for c in classes) + " |")
         lines.append("")
     if report["flagged"]:
-        lines += ["## Flagged cases", ""] + [f"- `{f['case']}`: {f['flag']}" for f in report["flagged"]] + [""]
+        lines += ["## Flagged cases", ""] + [f"- {md_code(f['case'])}: {md_text(f['flag'])}" for f in report["flagged"]] + [""]
     if report["not_passed"]:
         lines += ["## Items that did not pass", "", "| item | verdict | class | answer | why |", "|---|---|---|---|---|"]
         for item in report["not_passed"]:
             answer = f"[{item['answer'].split('/')[-1][:12]}…]({item['answer']})" if item["answer"] else "no answer"
-            lines.append(f"| `{item['item']}` | {item['outcome']} | {item['failure_class'] or '–'} | {answer} "
-                         f"| {_md_cell(item['explanation'])} |")
+            lines.append(f"| {md_code(item['item'])} | {item['outcome']} | {md_text(item['failure_class'] or '–')} | {answer} "
+                         f"| {md_text(item['explanation'])} |")
         lines.append("")
     return "\n".join(lines)
 
@@ -534,7 +550,7 @@ def write_reports(run_dir: Path, rows: Sequence[RunRow], manifest: dict[str, Any
     paths = []
     for name in REPORT_FILES:
         path = run_dir / name
-        path.write_bytes(contents[name].encode("utf-8"))
+        write_file(path, contents[name].encode("utf-8"))  # replaces a planted link, never writes through it
         paths.append(path)
     return paths
 

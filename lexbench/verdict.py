@@ -28,6 +28,8 @@ class Component(StrEnum):
     COMMENTS = "comments"
     POSTS = "posts"
     ANCHORS = "anchors"
+    SCORER = "scorer"
+    """Not a contract: scoring itself met its time or memory budget (lexbench.scoring.budget)."""
 
 
 class ComponentResult(BaseModel):

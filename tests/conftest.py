@@ -19,6 +19,11 @@ FIGURE = "lexbench.figure"
 """``user_properties`` name under which a test reports one figure (a JSON object) for the summary."""
 
 
+def pytest_configure(config) -> None:  # type: ignore[no-untyped-def]
+    """``pytest_configure``: register the reliability tests' ``attack`` marker."""
+    config.addinivalue_line("markers", "attack(item): an attack of issue 19's item N, refused by its protection")
+
+
 def pytest_terminal_summary(terminalreporter) -> None:  # type: ignore[no-untyped-def]
     """``pytest_terminal_summary``: the reliability figures tests reported (issue 11), summed over
     xdist workers: fuzz examples run and each hostile answer's scoring time and memory."""
@@ -30,7 +35,17 @@ def pytest_terminal_summary(terminalreporter) -> None:  # type: ignore[no-untype
         return
     examples = [f for f in figures if f["kind"] == "fuzz"]
     hostile = sorted((f for f in figures if f["kind"] == "hostile"), key=lambda f: -f["wall_s"])
+    attacks = [f for f in figures if f["kind"] == "attack"]
     terminalreporter.section("reliability figures")
+    if attacks:
+        items = sorted({f["item"] for f in attacks})
+        tests = {nodeid for nodeid, value in seen if json.loads(value)["kind"] == "attack"}
+        outcome = {r.nodeid: status for status in ("passed", "skipped") for r in terminalreporter.stats.get(status, ())}
+        held = sum(1 for nodeid in tests if outcome.get(nodeid) == "passed")
+        skipped = sum(1 for nodeid in tests if outcome.get(nodeid) == "skipped")
+        terminalreporter.write_line(f"attacks (issue 19): {held} refused by their protection, "
+                                    f"{len(tests) - held - skipped} not refused, {skipped} skipped; "
+                                    f"items {', '.join(map(str, items))}")
     if examples:
         terminalreporter.write_line(f"fuzz: {sum(f['examples'] for f in examples):,} examples in "
                                     f"{len(examples)} property tests")

@@ -32,7 +32,8 @@ def test_a_clean_explicit_run_over_verified_bindings_passes(suite):
 @pytest.mark.parametrize(("overrides", "problem"), [
     ({"providers_option": None}, "provider list is not explicit"),
     ({"markexpr": "not control"}, "-m 'not control'"),
-    ({"code": {"git": {"commit": "a" * 40, "uncommitted": ["lexbench/plugin.py"]}}}, "uncommitted changes (lexbench/plugin.py)"),
+    ({"code": {"git": {"commit": "a" * 40, "uncommitted": ["lexbench/plugin.py"]}}},
+     "could load or that lexbench runs (lexbench/plugin.py)"),
     ({"credential_variables": ["EXA_API_KEY"]}, "EXA_API_KEY unset or empty"),
     ({"review_status": "imported_unreviewed"}, "imported_unreviewed, not reviewed"),
 ])

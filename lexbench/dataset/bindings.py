@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lexbench.dataset.compile import dump_json, sha256_bytes
-from lexbench.jsonfile import InvalidJson, decode_json, read_json
+from lexbench.jsonfile import InvalidJson, decode_json, read_json, read_regular_file
 
 if TYPE_CHECKING:
     from lexbench.dataset.case import Dataset
@@ -209,7 +209,7 @@ def replace_file(path: Path, data: bytes) -> None:
 
 def _read_json(path: Path, problems: list[str], label: str) -> tuple[bytes, Any] | None:
     try:
-        data = path.read_bytes()
+        data = read_regular_file(path)
     except FileNotFoundError:
         problems.append(f"{label}: missing")
         return None
@@ -553,9 +553,12 @@ def verify_inputs(root: Path, source: Path, *, evidence_home: Path | None = None
         for rel_path, sha256 in evidence_bindings(case):
             path = evidence_home / rel_path
             try:
-                actual = sha256_bytes(path.read_bytes())
+                actual = sha256_bytes(read_regular_file(path))
             except FileNotFoundError:
                 problems.append(f"{show(path)} (case {case.id}): missing")
+                continue
+            except OSError as exc:
+                problems.append(f"{show(path)} (case {case.id}): cannot be read ({exc.strerror or exc})")
                 continue
             if actual != sha256:
                 problems.append(f"{show(path)} (case {case.id}): sha256 {actual}, but the pinned case binds {sha256}")

@@ -273,9 +273,18 @@ def _check_selector(value: str) -> str:
 
 
 def _check_pattern(value: str, what: str) -> str:
+    """``value`` when it compiles in ``re`` syntax and means the same to the ``regex`` engine, which
+    the scorer searches with (it can bound a search's time: lexbench.scoring.patterns)."""
+    import warnings
+
+    import regex
+
     try:
         re.compile(value)
-    except re.error as exc:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", FutureWarning)
+            regex.compile(value)
+    except (re.error, regex.error) as exc:
         raise ValueError(f"{what} {value!r} does not compile: {exc}") from None
     return value
 
@@ -535,20 +544,8 @@ class CaseRule(Model):
     @field_validator("page_identity")
     @classmethod
     def _patterns_compile(cls, patterns: list[str]) -> list[str]:
-        import warnings
-
-        import regex
-
         for pattern in patterns:
-            try:
-                re.compile(pattern)
-                # The scorer searches with the `regex` engine (it can bound a search's time): the
-                # pattern must mean the same there.
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore", FutureWarning)
-                    regex.compile(pattern)
-            except (re.error, regex.error) as exc:
-                raise ValueError(f"page_identity pattern {pattern!r} does not compile: {exc}") from None
+            _check_pattern(pattern, "page_identity pattern")
         return patterns
 
     @model_validator(mode="after")

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from lexbench.dataset.case import MIN_ENDING_FRAGMENTS, Case, CaseRule, Dataset, ReferenceBinding, ReviewStatus, Rules
 from lexbench.errors import EvidenceError, RulesError
-from lexbench.jsonfile import InvalidJson, read_json
+from lexbench.jsonfile import InvalidJson, read_json, read_regular_file
 
 if TYPE_CHECKING:
     from lexbench.dataset.cohort import Cohort
@@ -70,7 +70,7 @@ def read_evidence(evidence_home: Path, rel_path: str, sha256: str, *, case_id: s
     """
     path = evidence_home / rel_path
     try:
-        data = path.read_bytes()
+        data = read_regular_file(path)
     except FileNotFoundError:
         raise EvidenceError(
             f"case {case_id}: evidence file {path} is missing; the rules bind it by sha256 {sha256[:12]}…, so "

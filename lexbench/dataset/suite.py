@@ -31,7 +31,7 @@ from lexbench.dataset.compile import (
     compile_dataset, describe_validation_error, dump_json, load_rules, read_evidence, sha256_bytes,
 )
 from lexbench.errors import BindingError, RulesError
-from lexbench.jsonfile import InvalidJson, decode_json, read_json
+from lexbench.jsonfile import InvalidJson, decode_json, read_json, read_regular_file
 
 CASES_ROOT = Path(__file__).resolve().parents[2] / "cases"
 """The repository's ``cases/`` directory (committed suites)."""
@@ -93,7 +93,7 @@ def load_dataset(path: Path) -> Dataset:
 def _read_dataset(path: Path) -> tuple[Dataset, tuple[bytes, Any]]:
     """:func:`load_dataset`, also returning the file's bytes and their decoded JSON."""
     try:
-        data = path.read_bytes()
+        data = read_regular_file(path)
         raw = decode_json(data)
     except (OSError, InvalidJson) as exc:
         raise RulesError(f"{path}: cannot read the compiled dataset: {exc}") from None

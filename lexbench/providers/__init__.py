@@ -88,5 +88,5 @@ def build_provider(spec: ProviderSpec | str, *, guard: NetworkGuard | None = Non
         max_body_bytes=(policy or RuntimePolicy()).max_body_bytes,
         debug_dir=debug_dir if spec.log_level == "debug" else None,
     )
-    return cls(spec.name, spec.options, http=http, output_contract=spec.output_contract)
+    return cls(spec.name, spec.options, http=http, output_contract=spec.output_contract, not_secret=spec.not_secret)
 

@@ -25,7 +25,7 @@ parse a response.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar, Literal
 
 from lexbench.dataset.case import Case
@@ -53,7 +53,9 @@ class Provider(ABC):
     accepts any) and ``secret_options`` (options that must be ``${ENV_VAR}`` placeholders).
 
     ``options`` are the configured fixed options with placeholders unexpanded; :meth:`expanded_options`
-    expands them at call time. ``http`` is the shared HTTP boundary configured for this provider.
+    expands them at call time. ``not_secret`` names the placeholder variables whose values are
+    identifiers, not secrets (a zone or account name): they are never redacted. ``http`` is the shared
+    HTTP boundary configured for this provider.
     """
 
     type_name: ClassVar[str]
@@ -65,9 +67,11 @@ class Provider(ABC):
     secret_options: ClassVar[frozenset[str]] = frozenset()
 
     def __init__(self, name: str | None = None, options: Mapping[str, Any] | None = None, *,
-                 http: HttpBoundary | None = None, output_contract: OutputContract | None = None) -> None:
+                 http: HttpBoundary | None = None, output_contract: OutputContract | None = None,
+                 not_secret: Iterable[str] = ()) -> None:
         self.name = name or self.type_name
         self.options: dict[str, Any] = dict(options or {})
+        self.not_secret = frozenset(not_secret)
         self.http = http or HttpBoundary()
         self.output_contract: OutputContract = output_contract or self.output_contracts[0]
 
@@ -93,8 +97,9 @@ class Provider(ABC):
         return missing_variables(self.credential_variables())
 
     def redactor(self) -> Redactor:
-        """A redactor for the current values of this provider's credential variables."""
-        return Redactor.from_environment(self.credential_variables())
+        """A redactor for the current values of this provider's credential variables, except those
+        declared :attr:`not_secret`."""
+        return Redactor.from_environment(name for name in self.credential_variables() if name not in self.not_secret)
 
     def expanded_options(self) -> dict[str, Any]:
         """The options with placeholders expanded from the environment, now (call time only).

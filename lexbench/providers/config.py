@@ -10,13 +10,17 @@
         {"name": "trafilatura", "type": "trafilatura", "output_contract": "cleaned",
          "options": {"include_comments": true}},
         {"name": "reader", "type": "jina-reader", "log_level": "debug",
-         "options": {"api_key": "${JINA_API_KEY}"}}
+         "options": {"api_key": "${JINA_API_KEY}"}},
+        {"name": "unlocker", "type": "brightdata-unlocker", "not_secret": ["BRIGHTDATA_ZONE"],
+         "options": {"api_key": "${BRIGHTDATA_API_TOKEN}", "zone": "${BRIGHTDATA_ZONE}"}}
       ]
     }
 
 Names are what ``--providers a,b`` selects and what item ids and run records carry; ``--providers
 configured`` selects ``default_providers``. Credentials appear only as ``${ENV_VAR}`` placeholders
 (options a type declares secret must be placeholders) and are expanded at call time, never here.
+Every placeholder's value is redacted from what a run writes, except the variables a provider lists in
+``not_secret``: identifiers such as a zone or account name, which pages may well contain as words.
 ``dns_mode``/``doh_url`` (per provider, or in ``defaults``) apply to hosted API providers;
 ``log_level: debug`` saves redacted HTTP exchanges in the run directory. Everything wrong with a file
 raises :class:`~lexbench.errors.ConfigError` naming the file and the provider.
@@ -66,11 +70,16 @@ class ProviderSpec(BaseModel):
     dns_mode: DnsMode | None = None
     doh_url: str | None = None
     log_level: LogLevel | None = None
+    not_secret: list[str] = Field(default_factory=list)
     description: str | None = None
 
     def credential_variables(self) -> list[str]:
         """Environment variables named by this provider's placeholders."""
         return placeholder_names(self.options)
+
+    def secret_variables(self) -> list[str]:
+        """The credential variables whose values are redacted: all but those declared ``not_secret``."""
+        return [name for name in self.credential_variables() if name not in self.not_secret]
 
 
 class ProviderConfig(BaseModel):
@@ -189,6 +198,7 @@ def _resolve(spec: ProviderSpec, defaults: ConfigDefaults, registry: Mapping[str
         if not has_placeholder(spec.options[option]):
             raise ConfigError(f"{where}: option {option!r} is a credential and must be an ${{ENV_VAR}} placeholder, "
                               "never a literal value")
+    _check_not_secret(spec, cls, where)
     hosted = cls.family == "hosted"
     if not hosted and (spec.dns_mode is not None or spec.doh_url is not None):
         raise ConfigError(f"{where}: dns_mode/doh_url apply to hosted API providers only ({spec.type} is {cls.family})")
@@ -199,6 +209,20 @@ def _resolve(spec: ProviderSpec, defaults: ConfigDefaults, registry: Mapping[str
     return spec.model_copy(update={"output_contract": contract, "dns_mode": dns_mode,
                                    "doh_url": doh_url if dns_mode == "public_doh" else None,
                                    "log_level": spec.log_level or defaults.log_level})
+
+
+def _check_not_secret(spec: ProviderSpec, cls: type[Provider], where: str) -> None:
+    """``not_secret`` may name only variables this provider's options use, and none that a credential
+    option (``api_key``) uses: that value would then be written unredacted."""
+    used = placeholder_names(spec.options)
+    for name in spec.not_secret:
+        if name not in used:
+            raise ConfigError(f"{where}: not_secret names {name!r}, which no option uses "
+                              f"(placeholders: {', '.join(used) or 'none'})")
+        secret = sorted(o for o in cls.secret_options & set(spec.options) if name in placeholder_names(spec.options[o]))
+        if secret:
+            raise ConfigError(f"{where}: not_secret names {name!r}, but the credential option {secret[0]!r} uses it; "
+                              "a credential is always redacted")
 
 
 def builtin_provider_config(registry: Mapping[str, type[Provider]], default_providers: list[str]) -> ProviderConfig:

@@ -2,21 +2,23 @@
 
 A provider configuration never holds a secret, only placeholders such as ``"Bearer ${JINA_API_KEY}"``.
 Values are read from the environment when a call is made, never earlier and never stored. Everything
-lexbench writes that could carry one — results, saved responses, debug logs, exception messages —
-passes through a :class:`Redactor` built from the same variables, which replaces each value and its
-common encodings (URL-quoted, base64, HTTP Basic ``base64(value:)``, JSON-escaped) with ``[REDACTED]``.
-Header values whose names say they hold a credential are masked whole.
+lexbench writes or prints that could carry one — results, saved responses, debug logs, verdict
+explanations, exception messages — passes through a :class:`Redactor` built from the same variables,
+which masks each value in any letter case and every encoded run that decodes to it (URL escapes, base64
+of any wrapping, hex, JSON and HTML escapes) with ``[REDACTED]``. Header values whose names say they
+hold a credential are masked whole. Scoring sees the answer unredacted: redaction applies to what is
+written, so a secret that happens to be a word of the page never changes a verdict.
 """
 
 from __future__ import annotations
 
-import base64
-import json
+import binascii
+import html
 import os
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any, TypeVar
-from urllib.parse import quote, quote_plus
+from urllib.parse import unquote
 
 from pydantic import BaseModel
 
@@ -84,20 +86,35 @@ def expand(value: T, environ: Mapping[str, str] | None = None) -> T:
 
 
 class Redactor:
-    """Masks a fixed set of secret values, and their usual encodings, in text, bytes and models.
+    """Masks a fixed set of secret values, in any encoding, in text, bytes and models (SPEC §5).
 
-    Build it with :meth:`from_environment` at call time. An empty redactor changes nothing.
+    A secret is found raw in any letter case, and inside encoded runs: a base64 run (standard or
+    URL-safe alphabet, any alignment of the secret inside the decoded bytes, so ``base64("Bearer KEY")``
+    and the base64 of a whole request count), a hex run (either case), and a token carrying escapes
+    (``%xx`` in either case, JSON ``\\uXXXX`` and ``\\/``, HTML entities named, decimal or hex). A
+    decoded run is searched again, up to :data:`DECODE_DEPTH` levels (base64 of a URL-encoded key).
+    The whole encoded run is replaced by ``[REDACTED]`` (in a URL or query string, only the value that
+    holds the secret, when no other part of it does).
+
+    Linear in the text's length: one pass per kind of run, each run decoded at most four times per
+    level. Build it with :meth:`from_environment` at call time. An empty redactor changes nothing.
     """
 
     def __init__(self, secrets: Iterable[str] = ()) -> None:
-        forms: set[str] = set()
-        for secret in secrets:
-            if secret and len(secret) >= MIN_SECRET_CHARS:
-                forms.update(_encodings(secret))
-        # Longest first, so a form containing another is masked whole.
-        self._forms = sorted(forms, key=len, reverse=True)
-        self._pattern = re.compile("|".join(re.escape(f) for f in self._forms)) if self._forms else None
-        self._byte_forms = [f.encode("utf-8") for f in self._forms]
+        values = sorted({s for s in secrets if s and len(s) >= MIN_SECRET_CHARS}, key=len, reverse=True)
+        # Bytes decoded from base64 or hex are read as Latin-1: one character per byte, so a secret is
+        # also sought as its UTF-8 bytes read that way.
+        needles = {form.lower() for s in values for form in (s, s.encode("utf-8").decode("latin-1"))}
+        self._needles = sorted(needles, key=len, reverse=True)
+        self._needle = (re.compile("|".join(re.escape(n) for n in self._needles), re.IGNORECASE)
+                        if needles else None)
+        shortest = min((len(s.encode("utf-8")) for s in values), default=0)
+        # A run shorter than the secret's own encoding cannot hold it.
+        self._base64_run = re.compile(r"[A-Za-z0-9+/_-]{%d,}={0,2}" % max(4, -(-4 * shortest // 3)))
+        self._hex_run = re.compile(r"[0-9A-Fa-f]{%d,}" % max(2, 2 * shortest))
+        self._escaped_token = re.compile(
+            rf"(?<!{_TOKEN_CHARS})(?={_TOKEN_CHARS}{{{max(1, min(map(len, values), default=1))}}})"
+            rf"(?={_TOKEN_CHARS}*?(?:{_ESCAPE})){_TOKEN_CHARS}+")
 
     @classmethod
     def from_environment(cls, names: Iterable[str], environ: Mapping[str, str] | None = None) -> Redactor:
@@ -106,20 +123,35 @@ class Redactor:
         return cls(env[name] for name in names if env.get(name))
 
     def __bool__(self) -> bool:
-        return bool(self._forms)
+        return self._needle is not None
 
     def text(self, text: str) -> str:
-        """``text`` with every secret form replaced by ``[REDACTED]``."""
-        if self._pattern is None or not text:
+        """``text`` with every secret, and every encoded run holding one, replaced by ``[REDACTED]``."""
+        if self._needle is None or not text:
             return text
-        return self._pattern.sub(MASK, text)
+        spans = self._raw_spans(text)
+        patterns = [self._base64_run, self._hex_run]
+        if "%" in text or "\\" in text or "&" in text:
+            patterns.append(self._escaped_token)
+        for pattern in patterns:
+            for match in pattern.finditer(text):
+                if self._holds_secret_encoded(match.group(), pattern):
+                    spans += self._narrowed(match) if pattern is self._escaped_token else [match.span()]
+        if not spans:
+            return text
+        return _mask(text, spans)
+
+    def holds_secret(self, text: str) -> bool:
+        """True when ``text`` holds a secret, raw or encoded (what :meth:`text` would mask)."""
+        return self._needle is not None and self.text(text) != text
 
     def bytes(self, data: bytes) -> bytes:
-        """``data`` with every secret form (UTF-8 encoded) replaced by ``[REDACTED]``."""
-        for form in self._byte_forms:
-            if form in data:
-                data = data.replace(form, MASK.encode())
-        return data
+        """``data`` with every secret form masked; bytes are read as UTF-8 (undecodable bytes kept)."""
+        if self._needle is None or not data:
+            return data
+        text = data.decode("utf-8", "surrogateescape")
+        masked = self.text(text)
+        return data if masked == text else masked.encode("utf-8", "surrogateescape")
 
     def value(self, value: T) -> T:
         """Any JSON-like value with every string redacted."""
@@ -135,15 +167,115 @@ class Redactor:
             return model
         return type(model).model_validate(self.value(model.model_dump(mode="json")))
 
+    # --- decoding ------------------------------------------------------------------------------------
 
-def _encodings(secret: str) -> set[str]:
-    raw = secret.encode("utf-8")
-    forms = {secret, quote(secret, safe=""), quote_plus(secret), json.dumps(secret)[1:-1]}
-    for data in (raw, raw + b":"):
-        for encoded in (base64.b64encode(data), base64.urlsafe_b64encode(data)):
-            text = encoded.decode("ascii")
-            forms.update({text, text.rstrip("=")})
-    return {f for f in forms if len(f) >= MIN_SECRET_CHARS}
+    def _raw_spans(self, text: str) -> list[tuple[int, int]]:
+        """Where the secrets stand raw, in any letter case: ``str.find`` on the lower-cased text, one pass
+        per secret (a fixed handful), unless lower-casing changed the length (then one regex pass)."""
+        lowered = text.lower()
+        if len(lowered) != len(text):
+            assert self._needle is not None
+            return [m.span() for m in self._needle.finditer(text)]
+        spans = []
+        for needle in self._needles:
+            start = lowered.find(needle)
+            while start >= 0:
+                spans.append((start, start + len(needle)))
+                start = lowered.find(needle, start + len(needle))
+        return spans
+
+    def _narrowed(self, token: re.Match[str]) -> list[tuple[int, int]]:
+        """The parts of an escaped token that hold a secret, when the token is a URL or a query string
+        (``key=sk%2F...&url=...``), each part between ``?&=;,`` that holds one, and the rest holds none;
+        else the whole token."""
+        text, start = token.group(), token.start()
+        held = [m.span() for m in _QUERY_PART.finditer(text) if self._holds_secret_encoded(m.group(), self._escaped_token)]
+        if not held or self._holds_secret_encoded(_mask(text, held), self._escaped_token):
+            return [token.span()]  # the secret also stands across parts (HTML entities end in ";")
+        return [(start + a, start + b) for a, b in held]
+
+    def _holds_secret_encoded(self, run: str, pattern: re.Pattern[str]) -> bool:
+        if pattern is self._escaped_token:
+            decoded = [_unescape(run)]
+            if "+" in run:  # a form-encoded space (quote_plus)
+                decoded.append(_unescape(run.replace("+", " ")))
+        elif pattern is self._hex_run:
+            decoded = _hex_decodings(run)
+        else:
+            decoded = _base64_decodings(run)
+        return any(self._holds(text, DECODE_DEPTH - 1) for text in decoded)
+
+    def _holds(self, text: str, depth: int) -> bool:
+        """Whether decoded ``text`` holds a secret, raw or in ``depth`` more levels of encoding."""
+        lowered = text.lower()
+        if any(needle in lowered for needle in self._needles):
+            return True
+        if depth <= 0:
+            return False
+        unescaped = _unescape(text)
+        if unescaped != text and self._holds(unescaped, depth - 1):
+            return True
+        for pattern, decodings in ((self._base64_run, _base64_decodings), (self._hex_run, _hex_decodings)):
+            for match in pattern.finditer(text):
+                if any(self._holds(decoded, depth - 1) for decoded in decodings(match.group())):
+                    return True
+        return False
+
+
+DECODE_DEPTH = 2
+"""Levels of encoding looked through: base64 of a URL-encoded key, or of a request carrying
+``base64(key:)``, is two."""
+
+# A token (no whitespace, quotes or angle brackets) that carries at least one escape is matched only
+# where a token starts (the look-behind), so each token is scanned once: linear, whatever the input.
+_TOKEN_CHARS = r"[^\s\"'<>]"
+_ESCAPE = r"%[0-9A-Fa-f]{2}|\\u[0-9A-Fa-f]{4}|\\[/\\\"bfnrt]|&#?[A-Za-z0-9]+;"
+_QUERY_PART = re.compile(r"[^?&=;,]+")
+_JSON_ESCAPE = re.compile(r"\\u([0-9A-Fa-f]{4})|\\([/\\\"bfnrt])")
+_JSON_SIMPLE = {"/": "/", "\\": "\\", '"': '"', "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
+_URLSAFE = str.maketrans("-_", "+/")
+
+
+def _unescape(text: str) -> str:
+    """``text`` with percent escapes, JSON escapes and HTML entities undone (one level of each)."""
+    if "%" in text:
+        text = unquote(text, errors="surrogateescape")
+    if "\\" in text:
+        text = _JSON_ESCAPE.sub(lambda m: chr(int(m.group(1), 16)) if m.group(1) else _JSON_SIMPLE[m.group(2)], text)
+    if "&" in text:
+        text = html.unescape(text)
+    return text
+
+
+def _base64_decodings(run: str) -> list[str]:
+    """The bytes a base64 run decodes to, read as Latin-1, from each of its four character offsets (the
+    run may begin mid-group when glued to other letters)."""
+    body = run.rstrip("=").translate(_URLSAFE)
+    decoded = []
+    for offset in range(4):
+        part = body[offset:]
+        part = part[: len(part) - 1] if len(part) % 4 == 1 else part
+        if part:
+            decoded.append(binascii.a2b_base64(part + "=" * (-len(part) % 4)).decode("latin-1"))
+    return decoded
+
+
+def _hex_decodings(run: str) -> list[str]:
+    """The bytes a hex run decodes to, read as Latin-1, from each of its two character offsets."""
+    return [bytes.fromhex(run[offset: offset + (len(run) - offset) // 2 * 2]).decode("latin-1") for offset in (0, 1)]
+
+
+def _mask(text: str, spans: list[tuple[int, int]]) -> str:
+    """``text`` with each of the (possibly overlapping) ``spans`` replaced by one mask."""
+    out, end = [], 0
+    for start, stop in sorted(spans):
+        if start >= end:
+            out += (text[end:start], MASK)
+            end = stop
+        elif stop > end:
+            end = stop
+    out.append(text[end:])
+    return "".join(out)
 
 
 def _strings(value: Any) -> Iterable[str]:

@@ -2,7 +2,8 @@
 :class:`lexbench.providers.extraction.ExtractionWorker`).
 
 Frames on stdin/stdout are a 4-byte big-endian length and UTF-8 JSON. Requests are
-``{"extractor", "html", "url", "options"}``; answers ``{"content", "title"}`` or ``{"error"}``. The first
+``{"extractor", "html", "url", "options"}``, or ``"body"`` (the page's bytes as Latin-1 text) and
+``"content_type"`` instead of ``"html"``, decoded here; answers ``{"content", "title"}`` or ``{"error"}``. The first
 frame sent is ``{"ready": true}``, after the extractors are imported (so imports are never timed).
 """
 
@@ -45,6 +46,7 @@ def main() -> None:
     requests, answers = sys.stdin.buffer, sys.stdout.buffer
     sys.stdout = sys.stderr  # a library's print() must not corrupt the frames
     _limit_memory()
+    from lexbench.providers.http import decode_text
     from lexbench.providers.local import extract, warm_up
 
     warm_up()
@@ -59,7 +61,13 @@ def main() -> None:
             return
         try:
             request = json.loads(payload)
-            content, title = extract(request["extractor"], request["html"], request["url"], request.get("options") or {})
+            html = request.get("html")
+            if html is None:  # the page's bytes: decoded here, where the caller's deadline can kill it
+                html = decode_text(request["body"].encode("latin-1"), request.get("content_type"))
+            if html.strip():
+                content, title = extract(request["extractor"], html, request["url"], request.get("options") or {})
+            else:
+                content, title = "", None
             answer = {"content": content, "title": title}
         except MemoryError:
             answer = {"error": "MemoryError: the extraction worker's memory limit was reached"}

@@ -97,16 +97,20 @@ class ExtractionWorker:
                 self._stop_locked()
                 raise RuntimeError(f"the extraction worker sent {ready!r} instead of its ready message")
 
-    def extract(self, extractor: str, html: str, url: str, options: Mapping[str, Any],
-                deadline: Deadline) -> tuple[str, str | None]:
+    def extract(self, extractor: str, html: str | bytes, url: str, options: Mapping[str, Any],
+                deadline: Deadline, content_type: str | None = None) -> tuple[str, str | None]:
         """Run ``extractor`` (a local provider type name) on ``html``; return (Markdown, title or None).
+        ``html`` as bytes is the page body as received: the child decodes it (``decode_text`` with
+        ``content_type``), so decoding, too, is under the deadline and in a process that can be killed.
 
         Raises :class:`FetchError`: ``timeout`` (the child was killed at the deadline), ``too_large``
         (its answer passed the output ceiling; killed), ``crashed`` (the extractor raised, or the child
         died, e.g. at its memory limit).
         """
         self.ensure_started()
-        request = json.dumps({"extractor": extractor, "html": html, "url": url, "options": dict(options)},
+        page: dict[str, Any] = {"html": html} if isinstance(html, str) else {
+            "body": html.decode("latin-1"), "content_type": content_type}  # latin-1: every byte, one char
+        request = json.dumps({"extractor": extractor, **page, "url": url, "options": dict(options)},
                              ensure_ascii=False).encode("utf-8", errors="surrogatepass")
         with self._lock:
             try:

@@ -28,7 +28,7 @@ _SCHEMES = ("http", "https")
 def non_public_reason(address: str) -> str | None:
     """Why ``address`` (an IPv4/IPv6 literal, optionally with a ``%zone``) is not public, or ``None``.
 
-    Reasons: ``loopback``, ``link-local``, ``private``, ``multicast``, ``unspecified``, ``reserved``,
+    Reasons: ``loopback``, ``link-local``, ``site-local``, ``private``, ``multicast``, ``unspecified``, ``reserved``,
     ``shared address space`` or ``not globally routable``. IPv4 embedded in IPv6 (mapped, 6to4,
     Teredo, NAT64) is judged by the embedded address. An unparsable address is ``not an IP address``.
     """
@@ -43,7 +43,9 @@ def non_public_reason(address: str) -> str | None:
         if embedded is not None:
             reason = non_public_reason(str(embedded))
             return f"{reason} (embedded {embedded})" if reason else None
-    for reason, flag in (("loopback", ip.is_loopback), ("link-local", ip.is_link_local),
+    # fec0::/10 (site-local, deprecated by RFC 3879) is still routed inside sites; Python calls it global.
+    site_local = isinstance(ip, ipaddress.IPv6Address) and ip.is_site_local
+    for reason, flag in (("loopback", ip.is_loopback), ("link-local", ip.is_link_local), ("site-local", site_local),
                          ("unspecified", ip.is_unspecified), ("multicast", ip.is_multicast),
                          ("private", ip.is_private), ("reserved", ip.is_reserved)):
         if flag:

@@ -290,8 +290,10 @@ class HeadlessProvider(Provider):
             try:
                 match = browser.wait_for_line(r"DevTools listening on (ws://\S+)", deadline.remaining())
                 if match is None:
-                    raise FetchError(ErrorType.TIMEOUT if deadline.expired else ErrorType.SERVICE_ERROR,
-                                     f"{self.engine.name} did not start its CDP server")
+                    if deadline.expired:
+                        raise FetchError(ErrorType.TIMEOUT, f"{self.engine.name} did not start its CDP server within "
+                                         f"the {deadline.seconds:g} s deadline; the browser was killed")
+                    raise FetchError(ErrorType.SERVICE_ERROR, f"{self.engine.name} did not start its CDP server")
                 loop = PlaywrightLoop.shared()
                 coroutine = render(loop.playwright, match.group(1), url, completion, text_scope=self.config.text_scope,
                                    deadline_s=deadline.remaining())

@@ -14,7 +14,8 @@ Both enforce, for one physical call:
   at once) and on its decompression (gzip/deflate inflated in bounded steps, so a gzip bomb never
   expands past the ceiling in memory), failing ``too_large``;
 - **redirects** followed by hand (at most ``max_redirects``; a loop fails ``too_many_redirects`` as soon as
-  a URL repeats), each hop checked like the first; credential headers are dropped on a cross-origin hop;
+  a URL repeats), each hop checked like the first; credential headers are dropped on a cross-origin hop,
+  and a hosted API's redirect leaves its origin only as :meth:`HttpBoundary.send` allows;
 - **resolve-then-connect**: the host is resolved by the boundary, each address is checked, and the
   connection is opened to that checked address (TLS still verifies the host name), then the connected
   peer is checked again.
@@ -44,6 +45,7 @@ import anyio
 import httpcore
 import httpx
 
+from lexbench.charsets import decode_page
 from lexbench.providers.credentials import Redactor, is_sensitive_header
 from lexbench.providers.guard import NetworkGuard
 from lexbench.providers.policy import CURRENT_CALL, MAX_BODY_BYTES, CallTrace, Deadline, FetchError
@@ -66,13 +68,18 @@ for _name in ("httpx", "httpcore"):
 
 @dataclass(frozen=True)
 class HttpRequest:
-    """A request a hosted adapter builds: ``json`` (any JSON value) or ``content`` (bytes) as the body."""
+    """A request a hosted adapter builds: ``json`` (any JSON value) or ``content`` (bytes) as the body.
+
+    ``redirect_origins``: the origins other than the request's own (``"https://files.example"``) that a
+    redirect from a hosted API may lead to; none by default (see :meth:`HttpBoundary.send`).
+    """
 
     method: str
     url: str
     headers: Mapping[str, str] = field(default_factory=dict)
     json: Any = None
     content: bytes | None = None
+    redirect_origins: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -101,29 +108,29 @@ class HttpResponse:
         """The body as text: charset from the header, a BOM, an XML declaration's ``encoding`` or a
         ``<meta charset>``; else UTF-8.
 
-        Undecodable bytes become U+FFFD (as browsers do); an unknown charset falls back to UTF-8.
+        Undecodable bytes become U+FFFD (as browsers do); a charset that is not a WHATWG text encoding
+        (``punycode``, ``undefined``, a typo) falls back to UTF-8 (:mod:`lexbench.charsets`).
         """
         return decode_text(self.body, self.headers.get("content-type"))
 
 
 def decode_text(body: bytes, content_type: str | None) -> str:
-    """Decode a page body like a browser would (see :meth:`HttpResponse.text`)."""
+    """Decode a page body like a browser would (see :meth:`HttpResponse.text`): a byte-order mark
+    first (it is stripped), then the Content-Type charset, then a ``<meta charset>``, else UTF-8."""
+    for bom, name in _BOMS:
+        if body.startswith(bom):
+            return decode_page(memoryview(body)[len(bom):], name)[0]
     charset = None
     if content_type:
         match = re.search(r"charset\s*=\s*[\"']?([^\"';\s]+)", content_type, re.IGNORECASE)
         charset = match.group(1) if match else None
     if charset is None:
-        for bom, name in ((b"\xef\xbb\xbf", "utf-8-sig"), (b"\xff\xfe", "utf-16"), (b"\xfe\xff", "utf-16")):
-            if body.startswith(bom):
-                charset = name
-                break
-    if charset is None:
         match = _XML_ENCODING.match(body, 0, 1024) or _META_CHARSET.search(body[:4096])
-        charset = match.group(1).decode("ascii") if match else "utf-8"
-    try:
-        return body.decode(charset, errors="replace")
-    except LookupError:
-        return body.decode("utf-8", errors="replace")
+        charset = match.group(1).decode("ascii") if match else None
+    return decode_page(body, charset)[0]  # only WHATWG text encodings; any other label reads as UTF-8
+
+
+_BOMS = ((b"\xef\xbb\xbf", "utf-8"), (b"\xff\xfe", "utf-16le"), (b"\xfe\xff", "utf-16be"))
 
 
 class HttpBoundary:
@@ -155,8 +162,14 @@ class HttpBoundary:
         return self._run(HttpRequest("GET", url, headers=dict(headers or {})), deadline, target=True)
 
     def send(self, request: HttpRequest, deadline: Deadline) -> HttpResponse:
-        """Send a hosted API request: resolved per ``dns_mode``, unguarded. Any status is returned;
-        raises :class:`FetchError` like :meth:`fetch_target` (failures carry ``api_http_status``)."""
+        """Send a hosted API request: resolved per ``dns_mode``; the API's own origin is operator
+        configuration and unguarded. Any status is returned; raises :class:`FetchError` like
+        :meth:`fetch_target` (failures carry ``api_http_status``).
+
+        A redirect leaves the API's origin only for one of ``request.redirect_origins``, and that hop is
+        guarded like a target fetch; it never carries credentials: credential headers are dropped, and
+        a hop that would re-send the request body (307/308; Bright Data's body holds its zone) or whose
+        URL holds a credential fails ``blocked_network`` instead (SPEC §5)."""
         return self._run(request, deadline, target=False)
 
     # --- the exchange ---------------------------------------------------------------------------
@@ -199,9 +212,10 @@ class HttpBoundary:
     async def _exchange(self, request: HttpRequest, *, target: bool, trace: CallTrace, progress: _Progress) -> HttpResponse:
         resolver = self._target_resolver if target else self._api_resolver
         trace.dns_mode = resolver.mode
-        guard = self.guard if target else None
-        transport = _Transport(_Backend(resolver, guard, progress))
+        backend = _Backend(resolver, self.guard if target else None, progress)
+        transport = _Transport(backend)
         method, url = request.method.upper(), request.url
+        api_origin = None if target else _origin(url)
         headers = {"User-Agent": USER_AGENT, "Accept-Encoding": "gzip, deflate", **dict(request.headers)}
         content = request.content if request.json is None else json.dumps(request.json).encode("utf-8")
         if request.json is not None:
@@ -209,8 +223,10 @@ class HttpBoundary:
         visited = [url]
         async with httpx.AsyncClient(transport=transport, trust_env=False, timeout=None, follow_redirects=False) as client:
             for _hop in range(self.max_redirects + 1):
-                if guard is not None:
-                    guard.check_url(url)
+                # Targets are always guarded; a hosted API's hops only once they leave its origin.
+                backend.guard = self.guard if target or _origin(url) != api_origin else None
+                if backend.guard is not None:
+                    backend.guard.check_url(url)
                 progress.start(HttpRequest(method, url, headers=headers, content=content))
                 trace.exchanges += 1
                 response = await client.send(client.build_request(method, url, headers=headers, content=content), stream=True)
@@ -228,6 +244,8 @@ class HttpBoundary:
                         if response.status_code == 303 or (response.status_code in (301, 302) and method == "POST"):
                             method, content = ("GET" if method != "HEAD" else method), None
                             headers.pop("Content-Type", None)
+                        if api_origin is not None and _origin(next_url) != api_origin:
+                            self._check_api_redirect(request, url, next_url, content)
                         if _origin(next_url) != _origin(url):
                             headers = self._drop_credentials(headers)
                         url = next_url
@@ -257,11 +275,28 @@ class HttpBoundary:
         return decoder.finish()
 
     @staticmethod
+    def _check_api_redirect(request: HttpRequest, url: str, next_url: str, content: bytes | None) -> None:
+        """Refuse a hosted API's redirect to another origin unless the adapter declared that origin, and
+        any such hop that would carry the request body or a credential in its URL (SPEC §5)."""
+        allowed = {_origin(origin) for origin in request.redirect_origins}
+        where = f"the API at {_origin_text(url)} redirected to {_origin_text(next_url)}"
+        if _origin(next_url) not in allowed:
+            raise FetchError(ErrorType.BLOCKED_NETWORK, f"{where}, an origin its adapter does not declare; a hosted "
+                             "API's redirect is not followed off its origin (declare it in the adapter's "
+                             "redirect_origins if the service documents it)")
+        if content:
+            raise FetchError(ErrorType.BLOCKED_NETWORK, f"{where} with the request body kept (a 307/308); the body may "
+                             "carry credentials and is never sent to another origin")
+        context = CURRENT_CALL.get()
+        if context is not None and context.redactor.holds_secret(next_url):
+            raise FetchError(ErrorType.BLOCKED_NETWORK, f"{where} with a credential in the new URL; not followed")
+
+    @staticmethod
     def _drop_credentials(headers: dict[str, str]) -> dict[str, str]:
         context = CURRENT_CALL.get()
         redactor = context.redactor if context is not None else Redactor()
         return {name: value for name, value in headers.items()
-                if not is_sensitive_header(name) and redactor.text(value) == value}
+                if not is_sensitive_header(name) and not redactor.holds_secret(value)}
 
     def _log(self, request: HttpRequest | None, *, response: httpx.Response | None = None, body: bytes | None = None,
              error: str | None = None) -> None:
@@ -307,7 +342,17 @@ def _safe(name: str) -> str:
 
 def _origin(url: str) -> tuple[str, str, int | None]:
     parts = urlsplit(url)
-    return parts.scheme.lower(), (parts.hostname or "").lower(), parts.port
+    scheme = parts.scheme.lower()
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    return scheme, (parts.hostname or "").lower(), port or {"http": 80, "https": 443}.get(scheme)
+
+
+def _origin_text(url: str) -> str:
+    scheme, host, port = _origin(url)
+    return f"{scheme}://{host}:{port}"
 
 
 # --- bounded decompression ---------------------------------------------------------------------
@@ -355,6 +400,7 @@ class _Inflater:
     def __init__(self, coding: str, limit: int) -> None:
         self.coding, self.limit, self.produced = coding, limit, 0
         self._raw_deflate = False
+        self._fed = False
         self._inflater = self._new()
 
     def _new(self) -> Any:
@@ -365,6 +411,7 @@ class _Inflater:
     def feed(self, data: bytes) -> bytes | bytearray:
         out = bytearray()
         pending = data
+        self._fed = self._fed or bool(data)
         while pending:
             try:
                 # Inflate in steps of at most 1 MiB: memory stays near the ceiling, never a multiple of it.
@@ -395,6 +442,9 @@ class _Inflater:
         self.produced += len(tail)
         if self.produced > self.limit:
             raise FetchError(ErrorType.TOO_LARGE, f"the {self.coding} body inflates past the {self.limit:,}-byte ceiling")
+        if self._fed and not self._inflater.eof:  # the stream stopped before its end marker (and checksum)
+            raise FetchError(ErrorType.MALFORMED_RESPONSE, f"truncated {self.coding} body: it ended before the "
+                             f"stream's end after {self.produced:,} decoded bytes")
         return out + tail
 
 
@@ -432,15 +482,16 @@ class _Backend(httpcore.AsyncNetworkBackend):
     address, then guard the connected peer."""
 
     def __init__(self, resolver: Resolver, guard: NetworkGuard | None, progress: _Progress) -> None:
-        self._resolver, self._guard, self._progress = resolver, guard, progress
+        self._resolver, self.guard, self._progress = resolver, guard, progress  # guard: per hop
         self._inner = httpcore.AnyIOBackend()
 
     async def connect_tcp(self, host: str, port: int, timeout: float | None = None, local_address: str | None = None,
                           socket_options: Any = None) -> httpcore.AsyncNetworkStream:
         addresses = await self._resolver.resolve(host, port)
-        if self._guard is not None:
+        guard = self.guard
+        if guard is not None:
             for address in addresses:
-                self._guard.check_address(host, address, port)
+                guard.check_address(host, address, port)
         failure: Exception | None = None
         for address in addresses:
             try:
@@ -451,9 +502,9 @@ class _Backend(httpcore.AsyncNetworkBackend):
                 continue
             peer = stream.get_extra_info("server_addr")
             peer_address = str(peer[0]) if peer else address
-            if self._guard is not None:
+            if guard is not None:
                 try:
-                    self._guard.check_address(host, peer_address, port)
+                    guard.check_address(host, peer_address, port)
                 except FetchError:
                     await stream.aclose()
                     raise

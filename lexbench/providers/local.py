@@ -22,7 +22,7 @@ import lxml.html
 
 from lexbench.dataset.case import Case
 from lexbench.providers.base import OutputContract, Provider
-from lexbench.providers.http import HttpResponse
+from lexbench.providers.http import HttpResponse, decode_text
 from lexbench.providers.policy import Deadline
 from lexbench.providers.extraction import ExtractionWorker
 from lexbench.providers.result import ErrorType, ProviderResult, ResultMetadata
@@ -77,9 +77,9 @@ class HttpExtractor(Provider):
             text = page.text() if (page.content_type or "text/").startswith("text/") else ""
             return ProviderResult.failure(ErrorType.UPSTREAM_STATUS, failed, content=text, content_format="text",
                                           final_url=page.url, metadata=metadata)
-        html = page.text()
-        content, title = ("", None) if not html.strip() else self._worker.extract(
-            self.type_name, html, case.url, self.options, deadline)
+        # The worker decodes the page: a charset is decoded under the deadline, in a process it can kill.
+        content, title = ("", None) if not page.body.strip() else self._worker.extract(
+            self.type_name, page.body, case.url, self.options, deadline, content_type=page.headers.get("content-type"))
         return ProviderResult(
             success=ok,
             content=content,
@@ -146,11 +146,7 @@ class ReferenceEcho(Provider):
         capture = getattr(self, "_captures", {}).get(case.id)
         if capture is not None and (case.comments or case.posts or case.anchors):
             data, content_type = capture
-            charset = content_type.partition("charset=")[2].split(";")[0].strip() or "utf-8"
-            try:
-                html = data.decode(charset, errors="replace")
-            except LookupError:
-                html = data.decode("utf-8", errors="replace")
+            html = decode_text(data, content_type)
             return ProviderResult(success=True, content=html, content_format="html", final_url=case.url,
                                   title=case.title, metadata=ResultMetadata(engine="reference-echo"))
         # Plain text, so reference lines that look like Markdown syntax stay literal text.

@@ -16,7 +16,9 @@ Per physical call (an *attempt*) it
   statuses and cost; the final attempt supplies the result and the primary latency. Not retried:
   unresolvable setup problems, the harness's own refusals (``blocked_network``, ``too_large``),
   adapter crashes, and a DoH resolution failure (``public_doh`` adds no retry);
-- expands credentials only at call time and redacts them from everything the result carries.
+- expands credentials only at call time. The result is the provider's answer as given, so the scorer
+  judges what the provider answered; whatever is written or printed from it is redacted first
+  (``provider.redactor()``), and the boundary's debug log is redacted as it is saved.
 
 Errors a provider reports on purpose are raised as :class:`FetchError` (or returned as failed results);
 any other exception becomes a ``crashed`` result and the run continues.
@@ -27,6 +29,7 @@ For parallel runs, :func:`worker_cpus` decides whether each xdist worker keeps t
 from __future__ import annotations
 
 import contextvars
+import math
 import queue
 import threading
 import time
@@ -57,7 +60,8 @@ class RuntimePolicy:
     """Per-call limits (SPEC §5). ``timeout_s``: seconds per physical call, a total deadline;
     ``retries``: extra attempts after a failed call; ``max_body_bytes``: the body/output ceiling;
     ``grace_s``: how long past the deadline the watchdog waits for a worker to report its own timeout
-    before abandoning it. Raises ``ValueError`` on a non-positive timeout or negative retries."""
+    before abandoning it. Raises ``ValueError`` on a timeout that is not positive and finite (``inf``,
+    ``nan``, 0) or negative retries."""
 
     timeout_s: float = DEFAULT_TIMEOUT_S
     retries: int = DEFAULT_RETRIES
@@ -65,8 +69,8 @@ class RuntimePolicy:
     grace_s: float = 0.5
 
     def __post_init__(self) -> None:
-        if not self.timeout_s > 0:
-            raise ValueError(f"the fetch timeout must be positive, got {self.timeout_s!r}")
+        if not (isinstance(self.timeout_s, int | float) and math.isfinite(self.timeout_s) and self.timeout_s > 0):
+            raise ValueError(f"the fetch timeout must be a positive, finite number of seconds, got {self.timeout_s!r}")
         if self.retries < 0:
             raise ValueError(f"retries must be 0 or more, got {self.retries!r}")
 
@@ -199,14 +203,14 @@ def call_provider(provider: Provider, case: Case, url: str, policy: RuntimePolic
 
     Returns the final attempt's result with ``attempts`` (every physical call, in order), ``latency_s``
     (the final attempt's seconds), ``metadata.cost_total`` (sum of known attempt costs), the boundary's
-    ``dns_mode``/``resolutions``/``redirects``, and every credential value redacted. A provider whose
-    credential variables are unset makes no call: ``missing_credentials``. Never raises for a provider
-    failure or bug.
+    ``dns_mode``/``resolutions``/``redirects``. The result is not redacted (the scorer sees what the
+    provider answered): redact with ``provider.redactor()`` before writing or printing any of it. A
+    provider whose credential variables are unset makes no call: ``missing_credentials``. Never raises
+    for a provider failure or bug.
     """
     from lexbench.boundary import assess_call, mark_upstream_failure  # boundary imports this package
 
     policy = policy or RuntimePolicy()
-    redactor = provider.redactor()
     missing = provider.missing_credentials()
     if missing:
         names = ", ".join(missing)
@@ -215,11 +219,12 @@ def call_provider(provider: Provider, case: Case, url: str, policy: RuntimePolic
             f"{provider.name}: credential variable(s) {names} unset or empty; export them (or add them to the "
             "environment CI passes) and rerun",
         )
-        return redactor.result(result)
+        return result
 
     attempts: list[Attempt] = []
     result: ProviderResult | None = None  # built only if no attempt is made: a model costs ~0.1 ms
     trace = CallTrace()
+    redactor = provider.redactor()  # for the boundary's debug log and credential checks
     for number in range(1, policy.retries + 2):
         try:
             provider.prepare()  # untimed: start workers, preflight
@@ -250,7 +255,7 @@ def call_provider(provider: Provider, case: Case, url: str, policy: RuntimePolic
         "latency_s": final.latency_s if final is not None else 0.0,
         "metadata": metadata,
     })
-    return redactor.result(result)
+    return result
 
 
 def _attempt(provider: Provider, case: Case, url: str, policy: RuntimePolicy, number: int,

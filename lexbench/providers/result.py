@@ -19,7 +19,8 @@ The stable error classes (:class:`ErrorType`) and the verdict class each one lea
       connect / dns / tls   the connection could not be made
       too_large             a body or subprocess output passed the 20,000,000-byte ceiling
       too_many_redirects    a redirect loop or more hops than allowed
-      blocked_network       the private-network guard refused an address (loopback, private, ...)
+      blocked_network       the private-network guard refused an address (loopback, private, ...), or a
+                            hosted API redirected off its origin where it may not (or with credentials)
       upstream_status       the target page answered non-2xx (content kept)
       api_status            the service answered a non-2xx status that is not a setup problem
       service_error         the service reported its own or the origin's failure (5xx, or inside a 200)

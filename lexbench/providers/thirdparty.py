@@ -234,8 +234,10 @@ class Crawl4ai(HeadlessProvider):
             with EngineProcess(argv) as browser:
                 match = browser.wait_for_line(r"DevTools listening on (ws://\S+)", deadline.remaining())
                 if match is None:
-                    raise FetchError(ErrorType.TIMEOUT if deadline.expired else ErrorType.SERVICE_ERROR,
-                                     "chromium did not start its CDP server")
+                    if deadline.expired:
+                        raise FetchError(ErrorType.TIMEOUT, "chromium did not start its CDP server within the "
+                                         f"{deadline.seconds:g} s deadline; the browser was killed")
+                    raise FetchError(ErrorType.SERVICE_ERROR, "chromium did not start its CDP server")
                 run = self._run(self.worker_argv(match.group(1), url), deadline)
                 browser.kill()
                 self.last_run = EngineRun(elapsed_s=deadline.seconds - deadline.remaining(),

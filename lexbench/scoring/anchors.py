@@ -9,12 +9,12 @@ fields are refused. Neither kind ever adds to body coverage.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from urllib.parse import urljoin
 
 from lexbench.dataset.case import Anchors, LinkFloor, VisibleControl
 from lexbench.scoring.normalise import label_normalise, normalise
+from lexbench.scoring.patterns import CasePattern
 from lexbench.scoring.projection import CODE, iter_lines
 from lexbench.scoring.view import AnswerView
 
@@ -48,10 +48,10 @@ def named_link_targets(view: AnswerView, base_url: str) -> set[str]:
 
 def check_floor(floor: LinkFloor, targets: set[str]) -> AnchorResult:
     """A named-link floor against the answer's named link targets."""
-    pattern = re.compile(floor.href_pattern)
+    pattern = CasePattern(floor.href_pattern)
     found = sum(1 for target in targets if pattern.fullmatch(target))
-    return AnchorResult(floor.id, "link_floor", found >= floor.minimum, found, floor.minimum,
-                        f"{found} named links")
+    how = f"{found} named links" + (f" ({pattern.note()})" if pattern.timed_out else "")
+    return AnchorResult(floor.id, "link_floor", found >= floor.minimum, found, floor.minimum, how)
 
 
 _PASSWORD = "password"

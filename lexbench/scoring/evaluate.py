@@ -10,11 +10,8 @@ single pass (§3.4). Components: ``call`` (§3.1), ``title`` (§3.3), ``regions`
 from __future__ import annotations
 
 import re
-import warnings
 from fractions import Fraction
 from functools import lru_cache
-
-import regex
 
 from lexbench.boundary import CallAssessment, assess_call
 from lexbench.dataset.case import COVERAGE_THRESHOLD, Case, Region, TitleBasis
@@ -22,6 +19,7 @@ from lexbench.providers.result import ProviderResult
 from lexbench.scoring.anchors import check_anchors
 from lexbench.scoring.coverage import NeedleResult, measure
 from lexbench.scoring.normalise import fold_pattern, fold_typography, fragments, label_normalise, normalise
+from lexbench.scoring.patterns import PATTERN_TIMEOUT_S, pattern_matches
 from lexbench.scoring.projection import CODE, Projection, iter_lines
 from lexbench.scoring.records import MAX_DETAIL_RECORDS, RecordCount, count_comments, count_posts
 from lexbench.scoring.view import AnswerView
@@ -35,11 +33,10 @@ without saying so. 1: until 2026-11; 2: ordered-list markers, surplus table cell
 variants folded in labels and page identity."""
 
 _THRESHOLD = Fraction(str(COVERAGE_THRESHOLD))  # exact 4/5: no float edge at exactly 80 %
-PAGE_IDENTITY_TIMEOUT_S = 2.0
-"""Seconds one page-identity pattern may search one answer (SPEC §2). A reviewed pattern with
-catastrophic backtracking (``(a+)+$``) must not stall a run on a hostile answer: past this bound the
-pattern counts as unmatched and the evidence says it timed out. Real patterns finish in milliseconds
-even on a 20 MB answer, so only a pathological pattern × answer pair can meet the bound."""
+PAGE_IDENTITY_TIMEOUT_S = PATTERN_TIMEOUT_S
+"""Seconds one page-identity pattern may search one answer (SPEC §2): the bound every case pattern
+gets (:mod:`lexbench.scoring.patterns`). Past it the pattern counts as unmatched and the evidence says
+it timed out."""
 
 
 def evaluate_response(case: Case, answer: ProviderResult) -> Verdict:
@@ -193,10 +190,12 @@ def _title_component(case: Case, projection: Projection, normalised: str) -> Com
     if case.title_basis is TitleBasis.NOT_IN_SOURCE or not case.title:
         return ComponentResult(name=Component.TITLE, passed=None, evidence="not scored: the source has no independent title")
     wanted = label_normalise(case.title)
+    norm_title = normalise(case.title)
     # Only reader-visible blocks count; metadata title, <head><title>, alt text and hidden headings
     # never reach the projection, and code blocks are skipped here (SPEC §3.3).
     match = next(
-        (block for block, line in iter_lines(projection.blocks) if block.kind != CODE and label_normalise(line) == wanted),
+        (block for block, line in iter_lines(projection.blocks)
+         if block.kind != CODE and _is_title_line(line, wanted, norm_title)),
         None,
     )
     if match is not None:
@@ -205,7 +204,6 @@ def _title_component(case: Case, projection: Projection, normalised: str) -> Com
             name=Component.TITLE, passed=True, measured=1.0, threshold=1.0,
             evidence=f"title found as a standalone {unit}", details=[{"title": case.title, "kind": match.kind}],
         )
-    norm_title = normalise(case.title)
     inside = bool(norm_title) and norm_title in normalised  # one scan, for a more useful message
     hint = " (its words appear only inside longer text or code)" if inside else " (its words are absent)"
     return ComponentResult(
@@ -213,6 +211,20 @@ def _title_component(case: Case, projection: Projection, normalised: str) -> Com
         evidence=f"title {case.title!r} not found as a standalone heading, line or paragraph{hint}",
         details=[{"title": case.title, "words_present": inside}],
     )
+
+
+_LONG_LINE = 4096
+"""Characters past which a line is first compared in scoring normal form (see :func:`_is_title_line`)."""
+
+
+def _is_title_line(line: str, wanted: str, norm_title: str) -> bool:
+    """Whether ``line`` in label normal form is ``wanted``. Label normalisation only drops, collapses or
+    case-folds characters that are not letters or digits, so an equal line also has the title's
+    scoring normal form ``norm_title``: a long line is checked that way first, since label normalising
+    a megabyte line of markup makes one string per decoration run (about 25 bytes per character)."""
+    if len(line) > _LONG_LINE and normalise(line) != norm_title:
+        return False
+    return label_normalise(line) == wanted
 
 
 def _regions_component(case: Case, found: dict[str, NeedleResult]) -> ComponentResult:
@@ -342,23 +354,13 @@ def identity_matches(pattern: str, text: str, timeout_s: float = PAGE_IDENTITY_T
 
 
 @lru_cache(maxsize=1024)
-def _folded_pattern(pattern: str) -> tuple[str, bool]:
-    """The folded pattern and whether it is a plain literal (no regex syntax in the pattern)."""
-    if _REGEX_SYNTAX.search(pattern):
-        return fold_pattern(pattern), False
-    return fold_typography(pattern), True
+def _folded_pattern(pattern: str) -> str:
+    """The pattern with its literal characters folded (a plain literal folded whole)."""
+    return fold_pattern(pattern) if _REGEX_SYNTAX.search(pattern) else fold_typography(pattern)
 
 
-def _search_identity(folded: tuple[str, bool], text: str, timeout_s: float = PAGE_IDENTITY_TIMEOUT_S) -> bool | None:
-    pattern, literal = folded
-    if literal:
-        return pattern in text  # a literal: same answer, without the timed engine's per-call cost
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", FutureWarning)  # regex's notes on set syntax, not errors
-            return regex.search(pattern, text, timeout=timeout_s) is not None
-    except TimeoutError:
-        return None
+def _search_identity(folded: str, text: str, timeout_s: float = PAGE_IDENTITY_TIMEOUT_S) -> bool | None:
+    return pattern_matches(folded, text, timeout_s)  # the bounded search every case pattern gets
 
 
 _REGEX_SYNTAX = re.compile(r"[.^$*+?{}\[\]\\|()]")  # a pattern without these matches itself literally

@@ -48,6 +48,8 @@ from lexbench.scoring.projection import (
     TABLE_CELL,
     Block,
     Link,
+    emphasis_heavy,
+    emphasis_note,
     ordered_marker_text,
     project_markdown,
 )
@@ -90,7 +92,10 @@ def project_markdown_fast(content: str, *, notes: list[str] | None = None) -> li
         return project_markdown(content, notes=notes)
     document = _Document(src)
     try:
-        return document.run()
+        blocks = document.run()
+        if document.heavy and notes is not None:
+            notes.append(emphasis_note(document.heavy))
+        return blocks
     except _Whole:
         return project_markdown(content, notes=notes)
     finally:
@@ -159,6 +164,7 @@ class _Document:
         self.checkpoints: list[tuple[int, int, tuple[Link, ...]]] = [(0, 0, ())]
         self.top: _Blocks | None = _Blocks(self, self.lines, PARAGRAPH, False)
         self.marker = ""  # ordered-list markers waiting for their item's first block (SPEC §3.2)
+        self.heavy = 0  # inline blocks read as plain text for their emphasis markers (projection.emphasis_heavy)
 
     def run(self) -> list[Block]:
         lines = self.lines
@@ -193,7 +199,9 @@ class _Document:
 
     def emit(self, content: str, kind: str, level: int, quoted: bool) -> None:
         """Project one inline content into its block (if it has text) and pass text-less links on."""
-        produced, loose = _inline_blocks(content, kind, level, quoted)
+        heavy = emphasis_heavy(content)
+        self.heavy += heavy
+        produced, loose = _inline_blocks(content, kind, level, quoted, plain=heavy)
         if produced is not None:
             if self.marker:
                 produced = replace(produced, text=f"{self.marker} {produced.text}")
@@ -765,9 +773,10 @@ _NAMED_ENTITY = re.compile(r"&([a-z][a-z0-9]{1,31});", re.IGNORECASE)
 _STAR, _UNDERSCORE, _TILDE = 0x2A, 0x5F, 0x7E
 
 
-def _inline_blocks(content: str, kind: str, level: int, quoted: bool) -> tuple[Block | None, list[Link]]:
-    """The block of one inline content (or ``None``) and the links of a text-less one."""
-    if not _INLINE_MARKUP.search(content):
+def _inline_blocks(content: str, kind: str, level: int, quoted: bool, plain: bool = False) -> tuple[Block | None, list[Link]]:
+    """The block of one inline content (or ``None``) and the links of a text-less one; ``plain``: read
+    it as plain text, markers kept."""
+    if plain or not _INLINE_MARKUP.search(content):
         text = "\n".join(line.strip() for line in content.split("\n")).strip() if "\n" in content else content.strip()
         return (Block(kind, level, text, quoted=quoted) if text else None), []
     simple = _simple_links(content)

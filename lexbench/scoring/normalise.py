@@ -107,14 +107,23 @@ def _normalise(text: str) -> str:
     return _NOT_ALNUM.sub("", data.decode("utf-8", "surrogatepass"))
 
 
+MAX_DECORATION_MARKERS = 10_000
+"""A text with more ``*``, ``_``, ``~`` and backticks than this keeps them in label normal form: the
+decoration pattern makes one string per run it removes (about 25 bytes per character of a line of
+``*a_``), and no label carries thousands of markers. The Markdown projection reads such a paragraph
+as plain text, markers kept, by the same rule (projection.MAX_EMPHASIS_MARKERS)."""
+
+
 def label_normalise(text: str) -> str:
     """Return ``text`` in label normal form (SPEC §3.2): the typographic fold
     (:func:`fold_typography`), NFKC width folding, emphasis decoration (``*``, ``_``, ``~`` and
     backticks at word edges) removed, whitespace collapsed to single spaces, stripped, casefolded.
     ``"**Ｔｈｅ  Title**"`` → ``"the title"``; ``"It’s on – now"`` → ``"it's on - now"``. The fold
-    comes first, so ``″`` reads as ``"`` rather than NFKC's two primes."""
+    comes first, so ``″`` reads as ``"`` rather than NFKC's two primes. Decoration stays in a text with
+    more than :data:`MAX_DECORATION_MARKERS` markers."""
     folded = unicodedata.normalize("NFKC", fold_typography(text))
-    folded = _DECORATION.sub("", folded)
+    if sum(map(folded.count, "*_~`")) <= MAX_DECORATION_MARKERS:
+        folded = _DECORATION.sub("", folded)
     return _WHITESPACE.sub(" ", folded).strip().casefold()
 
 

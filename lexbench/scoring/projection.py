@@ -717,6 +717,23 @@ the projection says so in ``Projection.notes``. Real answers stay far below the 
 scores never depend on the machine's speed."""
 MARKDOWN_LINK_BUDGET_PER_CHAR_S = 1e-6
 _BUDGET_KEY = "lexbench_link_budget"
+MAX_EMPHASIS_MARKERS = 10_000
+"""An inline block (one paragraph, heading or table cell) with more ``*``, ``_`` and ``~`` than this is
+read as plain text, markers kept. Every marker becomes a delimiter object that emphasis pairing keeps
+until the block ends (about 250 bytes each): 20 MB of ``*a_`` took 3.5 GB and 80 s. Real paragraphs
+hold a few dozen markers; the count is of characters, so both Markdown paths decide alike."""
+_HEAVY_KEY = "lexbench_emphasis_heavy"
+
+
+def emphasis_heavy(content: str) -> bool:
+    """Whether one inline block's ``content`` has more emphasis markers than :data:`MAX_EMPHASIS_MARKERS`."""
+    return content.count("*") + content.count("_") + content.count("~") > MAX_EMPHASIS_MARKERS
+
+
+def emphasis_note(blocks: int) -> str:
+    """The projection note for ``blocks`` inline blocks read as plain text by :func:`emphasis_heavy`."""
+    return (f"{blocks} inline block(s) with more than {MAX_EMPHASIS_MARKERS:,} emphasis markers read as plain "
+            "text (links and strong spans there not extracted)")
 _BUDGET_CHECK_EVERY = 64  # reading the thread clock on every call would cost more than the rule
 
 
@@ -1024,6 +1041,9 @@ def project_markdown(content: str, *, notes: list[str] | None = None) -> list[Bl
         blocks.extend(held)  # never closed: a reader of the answer sees that text
     if orphans and blocks:
         blocks[-1] = _with(blocks[-1], links=blocks[-1].links + tuple(orphans))
+    heavy = env.get(_HEAVY_KEY, 0)
+    if heavy and notes is not None:
+        notes.append(emphasis_note(heavy))  # type: ignore[arg-type]
     if budget.spent and notes is not None:
         total = MARKDOWN_LINK_BUDGET_S + MARKDOWN_LINK_BUDGET_PER_CHAR_S * len(content)
         notes.append(f"Markdown link parsing spent its {total:.1f} s budget; {budget.plain_blocks} inline "
@@ -1045,6 +1065,9 @@ def _inline_blocks(
     if spent or not _INLINE_MARKUP.search(token.content):
         # No emphasis, code, link, image, HTML, entity or escape: the text is the reader text.
         return _plain_inline(token, leaf, quoted, budget if spent else None), []
+    if emphasis_heavy(token.content):
+        env[_HEAVY_KEY] = int(env.get(_HEAVY_KEY, 0)) + 1  # type: ignore[call-overload]
+        return _plain_inline(token, leaf, quoted, None), []
     children: list[Token] = []
     try:
         _MARKDOWN.inline.parse(token.content, _MARKDOWN, env, children)

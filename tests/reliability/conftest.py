@@ -1,4 +1,5 @@
-"""Reliability tests (issue 11): each property test reports how many examples it ran."""
+"""Reliability tests (issues 11 and 19): each property test reports how many examples it ran, each
+attack test (``@pytest.mark.attack(item=N)``, issue 19's item N) that it ran."""
 
 from __future__ import annotations
 
@@ -14,3 +15,11 @@ def _fuzz_examples(request: pytest.FixtureRequest):  # type: ignore[no-untyped-d
     ran = examples_so_far() - before
     if ran:
         report(request.node, kind="fuzz", examples=ran)
+
+
+@pytest.fixture(autouse=True)
+def _attack(request: pytest.FixtureRequest):  # type: ignore[no-untyped-def]
+    marker = request.node.get_closest_marker("attack")
+    if marker is not None:
+        report(request.node, kind="attack", item=marker.kwargs["item"], name=request.node.name)
+    yield

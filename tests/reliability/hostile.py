@@ -130,6 +130,8 @@ CORPUS: list[Hostile] = [
             lambda: ("[a](" + "b" * 96) * 100_000 + "\n\n" + markdown_page(), None, cases=("article",)),
     Hostile("emphasis-run", "500,000 alternating '*a' and '_a' runs",
             lambda: markdown_page() + "\n\n" + "*a_a" * 250_000, "markdown", cases=("article",)),
+    Hostile("emphasis-delimiters-20mb", "20 MB of '*a_': every character but one in three an emphasis delimiter",
+            lambda: markdown_page() + "\n\n" + _to_size("*a_", 20 * MB), "markdown", repeat_check=False),
     Hostile("unclosed-comment", "'<!--' then 2 MB of the article with no end",
             lambda: html_page(extra_body="<!--" + _to_size(" ".join(PARAGRAPHS), 2 * MB)), "html"),
     Hostile("one-huge-line", "5 MB of words on one line, no newline, as plain text",
@@ -158,6 +160,7 @@ class Measurement:
     name: str
     chars: int
     outcomes: dict[str, str] = field(default_factory=dict)
+    failure_classes: dict[str, str | None] = field(default_factory=dict)
     explanations: dict[str, str] = field(default_factory=dict)
     timed_out_patterns: int = 0
     wall_s: float = 0.0
@@ -175,10 +178,14 @@ def _status_kb(field_name: str) -> int:
     return 0
 
 
-def _score(name: str) -> Measurement:
-    """Score one corpus entry in this process (the child)."""
+def _score(name: str, budgeted: bool = False) -> Measurement:
+    """Score one corpus entry in this process (the child); ``budgeted``: as a run does, under the
+    scoring budget (lexbench.scoring.budget)."""
     from lexbench.providers.result import ProviderResult, ResultMetadata
     from lexbench.scoring import evaluate_response
+    from lexbench.scoring.budget import score_within_budget
+
+    score = score_within_budget if budgeted else evaluate_response
 
     entry = next(h for h in CORPUS if h.name == name)
     content = entry.build()
@@ -197,10 +204,11 @@ def _score(name: str) -> Measurement:
     baseline = _status_kb("VmRSS")
     for case_name, case in cases.items():
         wall, cpu = time.perf_counter(), time.process_time()
-        verdict = evaluate_response(case, result)
+        verdict = score(case, result)
         measured.wall_s += time.perf_counter() - wall
         measured.cpu_s += time.process_time() - cpu
         measured.outcomes[case_name] = verdict.outcome.value
+        measured.failure_classes[case_name] = verdict.failure_class
         measured.explanations[case_name] = verdict.explanation[:300]
         identity = next((c for c in verdict.components if c.name.value == "page_identity"), None)
         if identity is not None:
@@ -217,9 +225,19 @@ def _score(name: str) -> Measurement:
     return measured
 
 
-def _child(name: str, connection: Any) -> None:
+_CONTEXT: Any = None
+
+
+def measure(name: str, deadline_s: float, budgeted: bool = False) -> Measurement:
+    """Score corpus entry ``name`` in a fresh child process (``budgeted``: under the scoring budget);
+    raises ``TimeoutError`` when it has not finished within ``deadline_s`` seconds (the child is
+    killed) and ``RuntimeError`` with the child's traceback when scoring raised."""
+    return in_child(_score, (name, budgeted), deadline_s, what=name)
+
+
+def _call_child(function: Callable[..., Any], args: tuple[Any, ...], connection: Any) -> None:
     try:
-        connection.send(("ok", _score(name)))
+        connection.send(("ok", function(*args)))
     except BaseException as exc:  # the parent reports it; a child must not die silently
         import traceback
 
@@ -228,33 +246,31 @@ def _child(name: str, connection: Any) -> None:
         connection.close()
 
 
-_CONTEXT: Any = None
-
-
-def measure(name: str, deadline_s: float) -> Measurement:
-    """Score corpus entry ``name`` in a fresh child process; raises ``TimeoutError`` when it has not
-    finished within ``deadline_s`` seconds (the child is killed) and ``RuntimeError`` with the child's
-    traceback when scoring raised."""
+def in_child(function: Callable[..., Any], args: tuple[Any, ...], deadline_s: float, what: str = "") -> Any:
+    """``function(*args)`` (a module-level function; picklable arguments and result) in a fresh child
+    process. Raises ``TimeoutError`` past ``deadline_s`` (the child is killed) and ``RuntimeError``
+    with the child's traceback when it raised."""
     global _CONTEXT
+    name = what or getattr(function, "__name__", "call")
     if _CONTEXT is None:
         _CONTEXT = multiprocessing.get_context("forkserver")
         _CONTEXT.set_forkserver_preload(["tests.reliability.hostile", "lexbench.scoring"])
     receive, send = _CONTEXT.Pipe(duplex=False)
-    process = _CONTEXT.Process(target=_child, args=(name, send), daemon=True)
+    process = _CONTEXT.Process(target=_call_child, args=(function, args, send), daemon=True)
     process.start()
     send.close()
     try:
         if not receive.poll(deadline_s):
-            raise TimeoutError(f"{name}: scoring did not finish within {deadline_s:g} s")
+            raise TimeoutError(f"{name}: did not finish within {deadline_s:g} s")
         try:
             status, payload = receive.recv()
         except EOFError:
             process.join()
-            raise RuntimeError(f"{name}: the scoring process died (exit code {process.exitcode})") from None
+            raise RuntimeError(f"{name}: the child process died (exit code {process.exitcode})") from None
     finally:
         if process.is_alive():
             process.kill()
         process.join()
     if status != "ok":
-        raise RuntimeError(f"{name}: scoring raised\n{payload}")
+        raise RuntimeError(f"{name}: raised\n{payload}")
     return payload

@@ -46,3 +46,27 @@ def test_the_corpus_covers_every_hostile_shape_the_issue_names() -> None:
                      "regex-pathological", "nested-quotes"):
         assert required in names
     assert len(names) == len(CORPUS)
+
+
+
+@pytest.mark.timeout(WALL_LIMIT_S + 60)
+def test_twenty_megabytes_of_emphasis_delimiters_stay_within_the_memory_promise_or_meet_the_budget() -> None:
+    # Issue 19: 20 MB of "*a_" took 82 s of CPU and 3.46 GB (173x the answer; the README promises < 10x).
+    # Such a paragraph is now read as plain text; what is left either fits the promise or meets the
+    # scoring budget and becomes a scorer limit, never a crash or a gigabyte-sized peak.
+    from lexbench.scoring.budget import DEFAULT_BUDGET, SCORER_LIMIT
+
+    measured = measure("emphasis-delimiters-20mb", deadline_s=WALL_LIMIT_S, budgeted=True)
+    print(f"\n{measured.chars:,} chars: {measured.cpu_s:.1f} s CPU, peak +{measured.peak_mb:.0f} MB; "
+          f"{measured.failure_classes}")
+    promise_mb = 10 * measured.chars / 2**20
+    budget_mb = DEFAULT_BUDGET.memory_bytes(measured.chars) / 2**20
+    for case_name, outcome in measured.outcomes.items():
+        if measured.failure_classes[case_name] == SCORER_LIMIT:
+            assert outcome == "unresolvable" and "scorer limit" in measured.explanations[case_name]
+        else:
+            assert outcome in {"pass", "fail"}, measured.explanations[case_name]
+    limited = SCORER_LIMIT in measured.failure_classes.values()
+    # The watchdog looks every 50 ms: a limit may be overshot by what scoring allocates meanwhile.
+    assert measured.peak_mb < (budget_mb * 1.25 if limited else promise_mb), measured
+    assert measured.cpu_s < DEFAULT_BUDGET.cpu_s * 3 + 10

@@ -27,7 +27,7 @@ from tests.scoring.factories import make_case
 
 PRIVATE_NAMES = {"localhost": ["127.0.0.1", "::1"], "intranet.example": ["10.1.2.3"], "router.example": ["192.168.0.1"], "v6.example": ["fd00::1"],
                  "metadata.example": ["169.254.169.254"], "mixed.example": ["93.184.215.14", "10.0.0.7"],
-                 "mapped.example": ["::ffff:127.0.0.1"], "public.example": ["93.184.215.14"]}
+                 "mapped.example": ["::ffff:127.0.0.1"], "site-local.example": ["fec0::53"], "public.example": ["93.184.215.14"]}
 
 
 @pytest.fixture
@@ -91,6 +91,8 @@ REFUSED_URLS = [
     # private, link-local and shared ranges
     "http://10.0.0.1/", "http://172.16.5.4/", "http://192.168.1.1/", "http://169.254.169.254/latest/meta-data/",
     "http://100.64.0.1/",
+    # IPv6 site-local (fec0::/10, deprecated but routed inside sites; Python's ipaddress calls it global)
+    "http://[fec0::1]/", "http://[feff:ffff::1]/", "http://site-local.example/",
     # names that resolve to non-public addresses (including one of two answers: DNS rebinding)
     "http://localhost/", "http://intranet.example/", "http://router.example:8080/", "http://v6.example/",
     "http://metadata.example/", "http://mixed.example/", "http://mapped.example/",

@@ -2,11 +2,14 @@
 of every provider configured in ``providers/providers.example.json`` gets its own secret; each hosted
 provider runs in a real ``pytest -n 2 --live`` session against its loopback fake (which echoes the
 key back in pages and error bodies, as a careless service might) and against a hostile echo server
-that repeats every header, query and body it receives; debug logging, JUnit XML with all captured
-logs and ``-rA`` are on. Then every byte the run wrote — run directory (results, responses, debug
-exchanges, reports, manifest), JUnit XML, pytest's output — is searched for each secret, raw and in
-its URL-quoted, base64 and JSON-escaped forms. Providers added to the example configuration are
-covered without touching this test.
+that repeats every header, query and body it receives, and each value it was sent in every encoding
+(letter case, percent escapes in either case, base64 of the value and of its wrappings and of the whole
+request, hex, JSON and PHP escapes, HTML entities); debug logging, JUnit XML with all captured logs and
+``-rA`` are on. Then every byte the run wrote — run directory (results, responses, debug exchanges,
+reports, manifest), JUnit XML, pytest's output — is searched for each secret by
+:mod:`tests.reliability.leaks`, which decodes whatever it finds and knows nothing of the redactor.
+Variables a provider declares ``not_secret`` (a zone, an account id) are identifiers, not searched for.
+Providers added to the example configuration are covered without touching this test.
 
 No request leaves the machine: every provider's ``base_url`` points at a loopback fake, and the run's
 network backend refuses any address but 127.0.0.1.
@@ -15,21 +18,28 @@ network backend refuses any address but 127.0.0.1.
 from __future__ import annotations
 
 import base64
+import html
 import json
 import secrets
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote, quote_plus
+from urllib.parse import parse_qs, quote, quote_plus, urlsplit
 
 import pytest
 
 from lexbench.providers import PROVIDER_TYPES, load_config
 from tests.providers.servers import LoopbackServer, send
+from tests.reliability.leaks import leaks, written_files
 from tests.suite_factory import ARTICLES, write_suite
+
+
+pytestmark = pytest.mark.attack(item=1)
+
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = load_config(REPO / "providers" / "providers.example.json")
 CREDENTIAL_VARIABLES = sorted({name for spec in EXAMPLE.providers for name in spec.credential_variables()})
+SECRET_VARIABLES = sorted({name for spec in EXAMPLE.providers for name in spec.secret_variables()})
 HOSTED = [spec for spec in EXAMPLE.providers if PROVIDER_TYPES[spec.type].family == "hosted"]
 # Case URLs end in the fakes' scenario names: each service answers success, auth failure and its own
 # error (the hostile echo: a 500 whose body is the echo), through the adapter's success and error paths.
@@ -57,13 +67,46 @@ def secret_for(name: str) -> str:
 
 
 def forms(secret: str) -> set[str]:
-    """The encodings in which a leaked secret could appear in a file or in pytest's output."""
+    """The plain encodings of a secret, to show it did go out to the services (not a leak search)."""
     raw = secret.encode()
     found = {secret, quote(secret, safe=""), quote(secret), quote_plus(secret), json.dumps(secret)[1:-1]}
     for data in (raw, raw + b":"):
         for encoded in (base64.b64encode(data), base64.urlsafe_b64encode(data)):
             found |= {encoded.decode(), encoded.decode().rstrip("=")}
     return found
+
+
+def encodings(value: str) -> list[str]:
+    """``value`` the ways a careless service might echo it."""
+    raw = value.encode()
+    wrapped = [raw, b"Bearer " + raw, raw + b":", b"user:" + raw, b"xy" + raw + b"z"]
+    out = [value.upper(), value.lower(), quote(value, safe=""), quote(value, safe="").lower(), quote_plus(value),
+           raw.hex(), raw.hex().upper(), "".join(f"\\u{ord(c):04x}" for c in value), json.dumps(value)[1:-1].replace("/", "\\/"),
+           "".join(f"&#{ord(c)};" for c in value), "".join(f"&#x{ord(c):X};" for c in value),
+           html.escape(value).replace("/", "&sol;").replace("+", "&plus;").replace("=", "&equals;")]
+    for data in wrapped:
+        out += [base64.b64encode(data).decode(), base64.urlsafe_b64encode(data).decode().rstrip("=")]
+    return out
+
+
+def sent_values(h, body: bytes) -> list[str]:  # type: ignore[no-untyped-def]
+    """Every header value, query value and JSON body string of a request: where a credential travels."""
+    values = [v for k, v in h.headers.items() if k.lower() not in ("host", "content-length")]
+    values += [v for pairs in parse_qs(urlsplit(h.path).query).values() for v in pairs]
+    values += [token for v in list(values) for token in v.split()[1:]]  # "Bearer KEY" → KEY
+
+    def strings(value: Any) -> list[str]:
+        if isinstance(value, str):
+            return [value]
+        if isinstance(value, dict):
+            return [s for v in value.values() for s in strings(v)]
+        return [s for v in value for s in strings(v)] if isinstance(value, list) else []
+
+    try:
+        values += strings(json.loads(body))
+    except ValueError:
+        pass
+    return values
 
 
 def hostile_echo() -> LoopbackServer:
@@ -75,7 +118,9 @@ def hostile_echo() -> LoopbackServer:
         body = h.rfile.read(int(h.headers.get("Content-Length") or 0))
         received = f"{h.command} {h.path}\n" + "".join(f"{k}: {v}\n" for k, v in h.headers.items()) + body.decode(
             "utf-8", "replace")
-        echo = received + "\n" + base64.b64encode(received.encode()).decode()
+        encoded = [form for value in sent_values(h, body) for form in encodings(value)]
+        echo = "\n".join([received, base64.b64encode(received.encode()).decode(),
+                          base64.urlsafe_b64encode(received.encode()).decode(), *encoded])
         scenario = next((s for s in SCENARIOS if f"tiny.example/{s}" in received or f"tiny.example%2F{s}" in received),
                         "success")
         headers = {"X-Echo": h.headers.get("Authorization", "none").replace("\n", " "),
@@ -105,6 +150,7 @@ def test_no_secret_of_any_configured_provider_reaches_any_byte_the_run_writes(py
     from tests.providers import hosted_fakes
 
     values = {name: secret_for(name) for name in CREDENTIAL_VARIABLES}
+    secret_values = {name: values[name] for name in SECRET_VARIABLES}
     for name, value in values.items():
         monkeypatch.setenv(name, value)
     pytester.makeconftest(CONFTEST)
@@ -142,13 +188,11 @@ def test_no_secret_of_any_configured_provider_reaches_any_byte_the_run_writes(py
     rows = [json.loads(line) for line in (run / "results.jsonl").read_text().splitlines()]
     assert len(rows) == len(providers) * len(SCENARIOS), result.stdout.str()[-3000:]
     assert list((run / "debug").rglob("*.json")), "debug logging must really have run"
-    sent = [name for name, value in values.items() if any(f in text for text in received for f in forms(value))]
+    sent = [name for name, value in secret_values.items() if any(f in text for text in received for f in forms(value))]
     assert len(sent) >= len(HOSTED) - 1, "the secrets must really have gone out, where they belong"
 
-    written = [p for p in pytester.path.rglob("*") if p.is_file() and p.name not in ("canary.json", "conftest.py")]
-    haystacks = {str(p.relative_to(pytester.path)): p.read_bytes().decode("utf-8", "replace") for p in written}
-    haystacks["pytest stdout"], haystacks["pytest stderr"] = result.stdout.str(), result.stderr.str()
-    assert any("[REDACTED]" in text for text in haystacks.values()), "the echoes must have been masked somewhere"
-    leaks = sorted({(where, name) for name, value in values.items() for form in forms(value)
-                    for where, text in haystacks.items() if form in text})
-    assert leaks == [], f"{len(leaks)} leak(s): {leaks[:10]}"
+    haystacks = written_files(pytester.path, skip=("canary.json", "conftest.py"))
+    haystacks["pytest stdout"], haystacks["pytest stderr"] = result.stdout.str().encode(), result.stderr.str().encode()
+    assert any(b"[REDACTED]" in data for data in haystacks.values()), "the echoes must have been masked somewhere"
+    found = leaks(haystacks, secret_values)
+    assert found == [], f"{len(found)} leak(s): {found[:10]}"

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Protocol
 from urllib.parse import urlsplit
 
+from lexbench.charsets import text_codec
 from lexbench.errors import CorpusImportError
 
 INDEX_NAME = "_index.tsv"
@@ -210,9 +211,6 @@ def reference_lines(text: object, *, where: str) -> list[str]:
 
 _META_CHARSET = re.compile(rb"<meta\b[^>]*?charset\s*=\s*[\"']?\s*([A-Za-z0-9_.:-]+)", re.IGNORECASE)
 _BOMS = ((codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF16_LE, "utf-16le"), (codecs.BOM_UTF16_BE, "utf-16be"))
-# Browsers decode these labels with a superset (WHATWG Encoding); check decodability the same way.
-_SUPERSETS = {"gb2312": "gb18030", "gbk": "gb18030", "iso-8859-1": "latin-1", "latin1": "latin-1",
-              "us-ascii": "latin-1", "ascii": "latin-1", "shift_jis": "cp932", "euc-kr": "cp949"}
 
 
 @dataclass(frozen=True)
@@ -230,8 +228,10 @@ def detect_charset(data: bytes) -> Charset:
     ``served`` is the declared name lowercased (``utf-8`` when nothing is declared). When the bytes do
     not decode as declared but are valid UTF-8 (pages re-saved as UTF-8 with a stale meta tag),
     ``served`` is ``utf-8`` and ``flag`` is ``capture_charset_mismatch``, so a replay does not turn the
-    page into mojibake. Bytes that decode under neither get ``capture_not_decodable``; an unknown
-    charset name gets ``capture_charset_unknown``. The bytes themselves are never changed.
+    page into mojibake. Bytes that decode under neither get ``capture_not_decodable``. A name that is
+    not a WHATWG text encoding (``punycode``, ``undefined``, a typo; lexbench.charsets) is served as
+    ``utf-8``, the standard's fallback, with ``capture_charset_unknown``. Labels are decoded as browsers
+    do (``latin1`` as windows-1252). The bytes themselves are never changed.
     """
     for bom, name in _BOMS:
         if data.startswith(bom):
@@ -239,21 +239,22 @@ def detect_charset(data: bytes) -> Charset:
     match = _META_CHARSET.search(data)
     declared = match.group(1).decode("ascii").lower() if match else None
     name = declared or "utf-8"
-    try:
-        codec = codecs.lookup(_SUPERSETS.get(name, name)).name
-    except LookupError:
-        return Charset(declared=declared, served=name, flag="capture_charset_unknown")
+    codec = text_codec(name)
+    if codec is None:  # not a WHATWG text encoding (punycode, undefined, a typo): pages read as UTF-8
+        return Charset(declared=declared, served="utf-8", flag="capture_charset_unknown")
+    if codec.name == "gbk":
+        codec = codecs.lookup("gb18030")  # browsers decode GBK with the GB18030 decoder
     if _decodes(data, codec):
         return Charset(declared=declared, served=name)
-    if codec != "utf-8" and _decodes(data, "utf-8"):
+    if codec.name != "utf-8" and _decodes(data, codecs.lookup("utf-8")):
         return Charset(declared=declared, served="utf-8", flag="capture_charset_mismatch")
     return Charset(declared=declared, served=name, flag="capture_not_decodable")
 
 
-def _decodes(data: bytes, codec: str) -> bool:
+def _decodes(data: bytes, codec: codecs.CodecInfo) -> bool:
     try:
-        data.decode(codec)
-    except UnicodeDecodeError:
+        codec.decode(data, "strict")
+    except UnicodeError:
         return False
     return True
 

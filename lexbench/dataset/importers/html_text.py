@@ -13,6 +13,7 @@ import re
 import lxml.etree
 import lxml.html
 
+from lexbench.charsets import decode_page
 from lexbench.dataset.segment import split_paragraphs
 
 BLOCK_TAGS = frozenset(
@@ -86,10 +87,7 @@ def html_lines(html: str) -> list[str]:
 def visible_text(data: bytes, charset: str = "utf-8") -> str:
     """The page's static text as lines joined by newlines (for checks, not for references).
 
-    ``data`` are the capture bytes, decoded with ``charset`` (undecodable bytes are replaced).
+    ``data`` are the capture bytes, decoded with ``charset`` (undecodable bytes are replaced; a label
+    that is not a WHATWG text encoding reads as UTF-8: lexbench.charsets).
     """
-    try:
-        html = data.decode(charset, errors="replace")
-    except LookupError:
-        html = data.decode("utf-8", errors="replace")
-    return "\n".join(html_lines(html))
+    return "\n".join(html_lines(decode_page(data, charset)[0]))

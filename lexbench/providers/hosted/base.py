@@ -36,6 +36,7 @@ import re
 import time
 from abc import abstractmethod
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any, ClassVar
 from urllib.parse import urlsplit
 
@@ -43,7 +44,7 @@ from lexbench.dataset.case import Case
 from lexbench.errors import ConfigError
 from lexbench.providers.base import Family, Provider
 from lexbench.providers.http import HttpRequest, HttpResponse
-from lexbench.providers.policy import Deadline, FetchError
+from lexbench.providers.policy import CURRENT_CALL, Deadline, FetchError
 from lexbench.providers.result import ContentFormat, ErrorType, ProviderResult, ResultMetadata
 
 _JSON_TYPES = ("application/json", "application/problem+json", "text/json")
@@ -66,7 +67,10 @@ class HostedProvider(Provider):
     402 → quota, 429 → rate_limited); ``request_id_headers``; ``error_request_id`` (the member of a JSON
     error body that holds the request id, e.g. ``"id"``); ``unverified`` (API details not confirmed by
     first-party documentation, one phrase each); ``refused`` (why the type cannot be configured at all,
-    e.g. no documented endpoint: configuring it raises that reason instead of calling an invented route).
+    e.g. no documented endpoint: configuring it raises that reason instead of calling an invented route);
+    ``redirect_origins`` (origins other than the API's own, ``"https://files.example"``, that its
+    redirects may lead to: none by default; such a hop is guarded and carries no credential, see
+    :meth:`~lexbench.providers.http.HttpBoundary.send`).
 
     Hosted services cannot reach the loopback replay server (``reaches_loopback = False``): in replay
     mode their items are skipped as ``replay_unreachable``.
@@ -86,6 +90,7 @@ class HostedProvider(Provider):
     error_request_id: ClassVar[str | None] = None
     unverified: ClassVar[tuple[str, ...]] = ()
     refused: ClassVar[str | None] = None
+    redirect_origins: ClassVar[frozenset[str]] = frozenset()
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         if self.refused:
@@ -222,6 +227,7 @@ class HostedProvider(Provider):
         deadline = Deadline.after(timeout)
         options = {**self.defaults, **self.expanded_options()}
         request = self.build_request(url, options)
+        request = replace(request, redirect_origins=request.redirect_origins | self.redirect_origins)
         response = self.http.send(request, deadline)
         while (delay := self.resend_after(response)) is not None and delay < deadline.remaining():
             time.sleep(delay)  # the service asked for this wait; the deadline still bounds the whole call
@@ -256,7 +262,8 @@ def json_body(response: HttpResponse) -> Any:
     """The answer's JSON value.
 
     Raises :class:`FetchError`: ``empty_content`` for an empty body; ``malformed_response`` for a
-    non-JSON media type (e.g. an HTML error page from a proxy), invalid UTF-8 or invalid JSON.
+    non-JSON media type (e.g. an HTML error page from a proxy), invalid UTF-8, invalid JSON, JSON
+    nested past the recursion limit or an integer of more than 4,300 digits.
     """
     if not response.body.strip():
         raise FetchError(ErrorType.EMPTY_CONTENT, f"the API answered HTTP {response.status} with an empty body")
@@ -273,6 +280,11 @@ def json_body(response: HttpResponse) -> Any:
     except json.JSONDecodeError as exc:
         raise FetchError(ErrorType.MALFORMED_RESPONSE, f"the API's answer is not valid JSON ({exc.msg} at line "
                          f"{exc.lineno} column {exc.colno})") from None
+    except RecursionError:
+        raise FetchError(ErrorType.MALFORMED_RESPONSE, "the API's JSON is nested deeper than the parser's "
+                         "recursion limit") from None
+    except ValueError as exc:  # an integer past Python's 4,300-digit conversion limit
+        raise FetchError(ErrorType.MALFORMED_RESPONSE, f"the API's JSON holds a number that cannot be read: {exc}") from None
 
 
 _MISSING = object()
@@ -326,8 +338,11 @@ def number(value: Any) -> float | None:
 
 
 def excerpt(response: HttpResponse, limit: int = 200) -> str:
-    """The answer's text on one line, cut at ``limit`` characters (for error messages)."""
-    text = " ".join(response.text()[: limit * 2].split())
+    """The answer's text on one line, cut at ``limit`` characters (for error messages). Credentials are
+    masked before the cut: a key cut in half would no longer be recognised when the message is written."""
+    context = CURRENT_CALL.get()
+    text = response.text()[: limit * 8]
+    text = " ".join((context.redactor.text(text) if context is not None else text)[: limit * 2].split())
     return (text[:limit] + "…") if len(text) > limit else (text or "(empty body)")
 
 
