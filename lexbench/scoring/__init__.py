@@ -8,8 +8,9 @@ script, style, template, noscript, ``hidden``, inline ``display:none``/``visibil
 number written in a Markdown answer (``1.``, ``11)``) is text; and where a parser's dialect would drop
 something a reader sees, the reader wins: table cells beyond a GFM header's count are kept, an
 ``<html>``/``<head>``/``<body>`` line inside Markdown hides nothing (a browser ignores it in a body),
-and an element that hides content but is never closed hides no Markdown after it. In HTML answers the
-numbers of an ``<ol>`` are drawn by the page's stylesheet, not written in the answer, and are not text.
+and an element that hides content but is never closed hides no Markdown after it. The numbers a browser
+draws before the items of an HTML ``<ol>`` are text too (unless an inline style sets ``list-style:
+none``), so a numbered list reads the same in HTML and in Markdown.
 
 ``lexbench audit-projection RUN`` checks the rule on real answers: every reference fragment present
 in an answer's raw text but absent from its projection must be explained by one of the markup rules.

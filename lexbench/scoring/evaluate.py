@@ -354,13 +354,19 @@ def identity_matches(pattern: str, text: str, timeout_s: float = PAGE_IDENTITY_T
 
 
 @lru_cache(maxsize=1024)
-def _folded_pattern(pattern: str) -> str:
-    """The pattern with its literal characters folded (a plain literal folded whole)."""
-    return fold_pattern(pattern) if _REGEX_SYNTAX.search(pattern) else fold_typography(pattern)
+def _folded_pattern(pattern: str) -> tuple[str, bool]:
+    """The pattern with its literal characters folded, and whether it is a plain literal (no regex
+    syntax): a literal is folded whole and matched as text, since its fold may hold ``.`` (``…``)."""
+    if _REGEX_SYNTAX.search(pattern):
+        return fold_pattern(pattern), False
+    return fold_typography(pattern), True
 
 
-def _search_identity(folded: str, text: str, timeout_s: float = PAGE_IDENTITY_TIMEOUT_S) -> bool | None:
-    return pattern_matches(folded, text, timeout_s)  # the bounded search every case pattern gets
+def _search_identity(folded: tuple[str, bool], text: str, timeout_s: float = PAGE_IDENTITY_TIMEOUT_S) -> bool | None:
+    pattern, literal = folded
+    if literal:
+        return pattern in text
+    return pattern_matches(pattern, text, timeout_s)  # the bounded search every case pattern gets
 
 
 _REGEX_SYNTAX = re.compile(r"[.^$*+?{}\[\]\\|()]")  # a pattern without these matches itself literally

@@ -399,6 +399,7 @@ def _walk(
     # (element, entering, emit_tail); a tail is text after the element, owned by its parent.
     stack: list[tuple[lxml.html.HtmlElement, bool, bool]] = [(root, True, False)]
     spans: list[_Span] = []
+    counters: dict[lxml.html.HtmlElement, list[int]] = {}  # per <ol>: [next value, step]
     while stack:
         el, entering, emit_tail = stack.pop()
         tag = el.tag if isinstance(el.tag, str) else None
@@ -421,6 +422,10 @@ def _walk(
                 out.pieces.append(el.tail)
             continue
         _enter(out, el, tag, spans, shown)
+        if tag == "li" and shown:
+            marker = _ordered_marker(el, counters)
+            if marker:
+                out.pieces.append(marker + " ")
         stack.append((el, False, emit_tail))
         if el.text:
             out.pieces.append(el.text)
@@ -435,6 +440,67 @@ def _walk(
 def _displayed_option(select: lxml.html.HtmlElement) -> lxml.html.HtmlElement | None:
     options = [o for o in select.iter("option")]
     return next((o for o in options if "selected" in o.attrib), options[0] if options else None)
+
+
+def _no_marker(style: str | None) -> bool:
+    if not style:
+        return False
+    values = _style_values(style)
+    return values.get("list-style-type") == "none" or "none" in values.get("list-style", "").split()
+
+
+def _ordered_marker(li: lxml.html.HtmlElement, counters: dict[lxml.html.HtmlElement, list[int]]) -> str | None:
+    """The marker a browser draws before ``li`` when it is an item of an ``<ol>`` (SPEC §3.2: ordered-list
+    numbers are text, in HTML as in Markdown): ``start``, ``reversed``, ``type`` and an item's ``value``
+    honoured, none where an inline style sets ``list-style: none``. ``counters`` keeps each list's next
+    value, so a list of n items costs O(n)."""
+    parent = li.getparent()
+    if parent is None or not isinstance(parent.tag, str) or parent.tag.lower() != "ol":
+        return None
+    state = counters.get(parent)
+    if state is None:
+        step = -1 if "reversed" in parent.attrib else 1
+        start = _integer(parent.attrib.get("start"))
+        if start is None:
+            start = sum(1 for c in parent if isinstance(c.tag, str) and c.tag.lower() == "li") if step < 0 else 1
+        state = counters[parent] = [start, step]
+    value = _integer(li.attrib.get("value"))
+    if value is not None:
+        state[0] = value
+    number = state[0]
+    state[0] += state[1]
+    if _no_marker(parent.attrib.get("style")) or _no_marker(li.attrib.get("style")):
+        return None
+    return f"{_counter_text(number, parent.attrib.get('type', '1'))}."
+
+
+def _integer(value: str | None) -> int | None:
+    try:
+        return int(value.strip()) if value is not None else None
+    except ValueError:
+        return None
+
+
+_ROMAN = ((1000, "m"), (900, "cm"), (500, "d"), (400, "cd"), (100, "c"), (90, "xc"), (50, "l"), (40, "xl"),
+          (10, "x"), (9, "ix"), (5, "v"), (4, "iv"), (1, "i"))
+
+
+def _counter_text(number: int, kind: str) -> str:
+    """``number`` as an ``<ol type>`` draws it: ``1`` decimal, ``a``/``A`` letters, ``i``/``I`` roman
+    numerals (decimal outside the range a browser draws them in)."""
+    if kind in ("a", "A") and number > 0:
+        letters = ""
+        while number:
+            number, rest = divmod(number - 1, 26)
+            letters = chr(ord("a") + rest) + letters
+        return letters.upper() if kind == "A" else letters
+    if kind in ("i", "I") and 0 < number < 4000:
+        roman = ""
+        for value, numeral in _ROMAN:
+            while number >= value:
+                roman, number = roman + numeral, number - value
+        return roman.upper() if kind == "I" else roman
+    return str(number)
 
 
 def _enter(out: _BlockBuilder, el: lxml.html.HtmlElement, tag: str, spans: list[_Span], shown: bool) -> None:

@@ -33,7 +33,9 @@ def _run(root: Path, name: str, outcomes: dict[str, list[str]], *, dataset: str 
                          track="body", lang="en", outcome=outcome, explanation=outcome.value, components=components)
             lines.append(row.model_dump_json())
     (run / "results.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    (run / "manifest.json").write_text(json.dumps({"suite": {"id": "s", "dataset_sha256": dataset}}), encoding="utf-8")
+    manifest = {"suite": {"id": "s", "dataset_sha256": dataset}, "providers": list(outcomes),
+                "configuration_sha256": None, "run": {}}
+    (run / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
     return run
 
 

@@ -303,3 +303,20 @@ def test_a_closed_hiding_element_hides_markdown_but_an_unclosed_one_does_not() -
     assert project(unclosed, "markdown").text == "Before\nText a reader of the answer sees"
     script = "Before\n\n<script>\n\nText after an unclosed script line"
     assert "Text after an unclosed script line" in project(script, "markdown").text
+
+
+@pytest.mark.parametrize(("markup", "text"), [
+    ("<ol><li>Finland</li><li>Norway</li></ol>", "1. Finland\n2. Norway"),
+    ('<ol start="11" type="I"><li>a<li value="20">b<li>c</ol>', "XI. a\nXX. b\nXXI. c"),
+    ("<ol reversed><li>x</li><li>y</li><li>z</li></ol>", "3. x\n2. y\n1. z"),
+    ('<ol type="a"><li>x<li hidden>gone<li>y</ol>', "a. x\nb. y"),  # a hidden item draws no number
+    ('<ol style="list-style: none"><li>x</li></ol>', "x"),
+    ("<ul><li>bullet</li></ul>", "bullet"),
+])
+def test_html_ordered_list_numbers_are_text_as_in_markdown(markup: str, text: str) -> None:
+    assert visible(markup) == text
+
+
+def test_a_numbered_list_reads_the_same_in_html_and_markdown() -> None:
+    markdown = project("1. Finland\n2. Norway\n3. Sweden", "markdown").text
+    assert visible("<ol><li>Finland</li><li>Norway</li><li>Sweden</li></ol>") == markdown
