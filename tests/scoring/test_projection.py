@@ -303,3 +303,16 @@ def test_a_closed_hiding_element_hides_markdown_but_an_unclosed_one_does_not() -
     assert project(unclosed, "markdown").text == "Before\nText a reader of the answer sees"
     script = "Before\n\n<script>\n\nText after an unclosed script line"
     assert "Text after an unclosed script line" in project(script, "markdown").text
+
+
+@pytest.mark.parametrize("opening", ["<!-- a note never closed", "<?php echo 1", "<!DOCTYPE html", "<![CDATA[ x"])
+def test_a_comment_or_declaration_never_closed_hides_nothing_after_its_line(opening: str) -> None:
+    # CommonMark HTML block types 2-5 end only at their closing sequence, so markdown-it runs an unclosed
+    # one to the end of its container; a reader of the raw answer still sees the text that follows.
+    answer = f"Before\n\n{opening}\n\nText after the line\n\n1. listed"
+    assert project(answer, "markdown").text == "Before\nText after the line\n1. listed"
+    quoted = f"> {opening}\n> quoted text\n\nAfter"
+    assert project(quoted, "markdown").text == "quoted text\nAfter"
+    assert all(block.quoted for block in project(quoted, "markdown").blocks[:1])
+    closed = "Before\n\n<!-- a note\n\nstill the note -->\n\nAfter"
+    assert project(closed, "markdown").text == "Before\nAfter"
