@@ -25,12 +25,14 @@ from lexbench.scoring.records import MAX_DETAIL_RECORDS, RecordCount, count_comm
 from lexbench.scoring.view import AnswerView
 from lexbench.verdict import Component, ComponentResult, Outcome, Verdict
 
-SCORER_VERSION = 2
+SCORER_VERSION = 3
 """Raised whenever a change of the scorer can change a verdict on the same answer; recorded in every
 manifest (``versions.scorer``) and report, so runs scored differently are never read as comparable
 without saying so. 1: until 2026-11; 2: ordered-list markers, surplus table cells and text after
 ``<head>``-like lines or never-closed hiding elements are reader text (SPEC §3.2), typographic
-variants folded in labels and page identity."""
+variants folded in labels and page identity; 3: text after a never-closed comment or declaration line
+in Markdown is reader text, and soft hyphens and zero-width spaces are folded away in labels and page
+identity."""
 
 _THRESHOLD = Fraction(str(COVERAGE_THRESHOLD))  # exact 4/5: no float edge at exactly 80 %
 PAGE_IDENTITY_TIMEOUT_S = PATTERN_TIMEOUT_S
