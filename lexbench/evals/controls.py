@@ -518,7 +518,8 @@ def import_sources(corpus: Path) -> tuple[list[Source], list[str]]:
     from lexbench.dataset.suite import load_dataset
 
     if not corpus.is_dir():
-        raise ControlsError(f"--corpus {corpus}: no such directory (expected a corpus such as ../shared/corpus)")
+        what = "is a file, not a directory" if corpus.exists() else "no such directory"
+        raise ControlsError(f"--corpus {corpus}: {what} (expected a corpus such as ../shared/corpus)")
     present = [name for name in FORMATS if (corpus / name).is_dir()]
     if not present:
         raise ControlsError(f"--corpus {corpus}: holds no folder a corpus format reads "

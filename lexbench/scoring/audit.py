@@ -43,8 +43,9 @@ A lost fragment is looked up in the reading:
 4. a fragment that does not occur in the reading at all (the reading lost it too, e.g. table cells
    markdown-it drops) is :data:`UNEXPLAINED`.
 
-Ordered-list numbers are reader text here (SPEC §3.2), and a raw HTML line in Markdown hides later
-Markdown only when the element it opens hides its content.
+Ordered-list numbers are reader text here (SPEC §3.2), a raw HTML line in Markdown hides later
+Markdown only when the element it opens hides its content, and a comment or declaration line never
+closed (``<!--``, ``<?``) hides nothing after it.
 """
 
 from __future__ import annotations
@@ -58,6 +59,7 @@ from dataclasses import dataclass, field
 import lxml.etree
 import lxml.html
 from markdown_it import MarkdownIt
+from markdown_it.rules_block.html_block import HTML_SEQUENCES
 from markdown_it.token import Token
 
 from lexbench.dataset.case import Case
@@ -417,6 +419,11 @@ def _read_markdown(content: str, reader: _Reader) -> None:
         kind = token.type
         if kind == "html_block":
             reader.new_block()
+            rest = _never_closed_rest(token.content)
+            if rest is not None:  # only the opening line is markup; a reader of the answer sees the rest
+                _read_html(token.content[: len(token.content) - len(rest)], reader, hidden=hidden)
+                _read_markdown(rest, reader)
+                continue
             _read_html(token.content, reader, hidden=hidden)
             open_elements.feed(token.content)
             reader.new_block()
@@ -443,6 +450,18 @@ def _read_markdown(content: str, reader: _Reader) -> None:
             reader.add(LINK_TARGET, name)
             reader.add(LINK_TARGET, definition.get("href"))
             reader.add(HTML_ATTRIBUTE, definition.get("title"))
+
+
+def _never_closed_rest(markup: str) -> str | None:
+    """The text after the opening line of an HTML block of CommonMark types 1–5 (``<script>``,
+    ``<style>``, ``<textarea>``, ``<!--``, ``<?``, ``<!X``, ``<![CDATA[``) whose closing sequence never
+    comes, so that markdown-it ran it to the end of its container; else ``None``."""
+    head, newline, rest = markup.partition("\n")
+    opening = head.lstrip(" \t")
+    sequence = next((seq for seq in HTML_SEQUENCES[:5] if seq[0].search(opening)), None)
+    if not newline or sequence is None or opening[1:4].lower() == "pre":
+        return None
+    return None if any(sequence[1].search(line) for line in markup.split("\n")) else rest
 
 
 def _read_inline(children: Sequence[Token], reader: _Reader, hidden: bool) -> None:

@@ -28,9 +28,11 @@ from lexbench.verdict import Component, ComponentResult, Outcome, Verdict
 SCORER_VERSION = 2
 """Raised whenever a change of the scorer can change a verdict on the same answer; recorded in every
 manifest (``versions.scorer``) and report, so runs scored differently are never read as comparable
-without saying so. 1: until 2026-11; 2: ordered-list markers, surplus table cells and text after
-``<head>``-like lines or never-closed hiding elements are reader text (SPEC §3.2), typographic
-variants folded in labels and page identity."""
+without saying so. 1: until 2026-11; 2: what a reader sees is text (SPEC §3.2) — ordered-list numbers
+(Markdown markers and HTML ``<ol>`` numbers), table cells beyond a GFM header's count, Markdown after
+``<head>``-like lines, after never-closed hiding elements and after never-closed comment or declaration
+lines — and typographic variants (quotes, dashes, spaces, ellipsis, soft hyphens, zero-width spaces)
+are folded in labels and page identity."""
 
 _THRESHOLD = Fraction(str(COVERAGE_THRESHOLD))  # exact 4/5: no float edge at exactly 80 %
 PAGE_IDENTITY_TIMEOUT_S = PATTERN_TIMEOUT_S

@@ -47,12 +47,15 @@ TYPOGRAPHIC_FOLDS: Mapping[str, str] = MappingProxyType(
         **dict.fromkeys("\u00a0\u2007\u202f\u205f\u3000" + "".join(map(chr, range(0x2000, 0x200B))), " "),
         # The ellipsis character → three dots
         "…": "...",
+        # Invisible characters a browser does not draw (soft hyphen, zero-width space, word joiner,
+        # zero-width no-break space) → nothing: "Donau\u00addampf" reads as "Donaudampf"
+        **dict.fromkeys("\u00ad\u200b\u2060\ufeff", ""),
     }
 )
 """The typographic fold (SPEC §3.2): character → what it is read as, for label normalisation and for
 page-identity matching. A provider may rewrite any of these (smart quotes made straight, an en dash
-written as a hyphen, a non-breaking space as a space, "…" as "..."), and none of them changes what a
-reader takes the words to be. Besides the table, a run of hyphens folds to one (after the table, so
+written as a hyphen, a non-breaking space as a space, "…" as "...", a soft hyphen dropped), and none of
+them changes what a reader takes the words to be. Besides the table, a run of hyphens folds to one (after the table, so
 "--" and "---", the ASCII spellings of "–" and "—", fold like the dashes themselves). Both sides of
 every comparison are folded with :func:`fold_typography`; a page-identity pattern with
 :func:`fold_pattern`."""
@@ -161,6 +164,10 @@ def fold_pattern(pattern: str) -> str:
             continue
         literal, end = _escaped_literal(pattern, index) if char == "\\" else (char, index + 1)
         folded = TYPOGRAPHIC_FOLDS.get(literal, literal) if literal is not None else None
+        if folded == "":  # an invisible character, gone from the folded text: so is its quantifier
+            quantifier = _QUANTIFIER.match(pattern, end)
+            index = quantifier.end() if quantifier else end
+            continue
         if folded == "-":
             quantifier = _QUANTIFIER.match(pattern, end)
             optional = quantifier is not None and _allows_zero(quantifier.group())

@@ -20,6 +20,7 @@ import lxml.etree
 import lxml.html
 from markdown_it import MarkdownIt
 from markdown_it.common.utils import mdTrim
+from markdown_it.rules_block.html_block import HTML_SEQUENCES
 from markdown_it.rules_block.table import escapedSplit
 from markdown_it.token import Token
 
@@ -947,18 +948,21 @@ def _quote_all(blocks: list[Block], quoted: bool) -> list[Block]:
     return [b if not quoted or b.quoted else _with(b, quoted=True) for b in blocks]
 
 
-_RAW_TEXT_BLOCK_OPEN = re.compile(r"[ \t]{0,3}<(script|style|textarea)(?=[\s>]|$)", re.I)
-_RAW_TEXT_BLOCK_CLOSE = re.compile(r"</(?:script|pre|style|textarea)>", re.I)
-
-
-def _unclosed_raw_text_rest(markup: str) -> str | None:
-    """For an HTML block opened by ``<script>``, ``<style>`` or ``<textarea>`` that markdown-it ran to
-    the end of the answer because no closing tag came (CommonMark HTML block type 1), the text after
-    its opening line; else ``None``."""
-    if not _RAW_TEXT_BLOCK_OPEN.match(markup) or _RAW_TEXT_BLOCK_CLOSE.search(markup):
-        return None
+def _unclosed_html_block_rest(markup: str) -> str | None:
+    """For an HTML block that markdown-it ran to the end of its container because its closing sequence
+    never came, the text after its opening line; else ``None``. These are CommonMark HTML block types
+    1–5 (``<script>``, ``<style>``, ``<textarea>``; ``<!--``; ``<?``; ``<!X``; ``<![CDATA[``), which
+    do not end at a blank line. ``<pre>`` is left alone: its text is shown anyway."""
     head, newline, rest = markup.partition("\n")
-    return rest if newline else None
+    if not newline:
+        return None
+    opening = head.lstrip(" \t")
+    for start, close, _ in HTML_SEQUENCES[:5]:
+        if start.search(opening):
+            if opening[1:4].lower() == "pre" or any(close.search(line) for line in markup.split("\n")):
+                return None
+            return rest
+    return None
 
 
 class _SurplusCells:
@@ -1020,7 +1024,8 @@ def project_markdown(content: str, *, notes: list[str] | None = None) -> list[Bl
     - table cells beyond the header's column count follow the row's other cells;
     - ``<html>``, ``<head>`` and ``<body>`` lines are ignored, as a browser ignores them in a body;
     - an element that hides content (``<details>``, ``<div hidden>``, ``<script>``…) hides the
-      Markdown after it only up to its closing tag: left unclosed, that Markdown is shown.
+      Markdown after it only up to its closing tag: left unclosed, that Markdown is shown; so does a
+      comment (``<!--``) or declaration (``<?``, ``<!X``, ``<![CDATA[``) never closed, after its line.
 
     Link parsing runs under a CPU budget (:data:`MARKDOWN_LINK_BUDGET_S`); when it is spent, a line
     saying how many inline blocks were read as plain text is appended to ``notes``."""
@@ -1060,10 +1065,10 @@ def project_markdown(content: str, *, notes: list[str] | None = None) -> list[Bl
         quoted = QUOTE in containers
         if kind == "html_block":
             markup = token.content
-            rest = _unclosed_raw_text_rest(markup)
+            rest = _unclosed_html_block_rest(markup)
             if rest is not None:
-                # A <script>/<style>/<textarea> line never closed: markdown-it's HTML block runs to the
-                # end of the answer, hiding it. Only the opening line is markup; the rest is read.
+                # A <script> or <!-- line never closed: markdown-it's HTML block runs to the end of its
+                # container, hiding it. Only the opening line is markup; the rest is read.
                 emit(_quote_all(project_html(markup[: len(markup) - len(rest)]), quoted))
                 emit(_quote_all(project_markdown(rest, notes=notes), quoted))
                 continue

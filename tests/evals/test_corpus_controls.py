@@ -153,6 +153,9 @@ def test_every_fail_kind_fails_on_a_synthetic_article_and_the_report_names_wrong
 def test_corpus_option_errors_are_clear(tmp_path, capsys):
     assert main(["run-evals", f"--corpus={tmp_path / 'absent'}"]) == 2
     assert "no such directory" in capsys.readouterr().err
+    (tmp_path / "corpus.txt").write_text("not a corpus", encoding="utf-8")
+    assert main(["run-evals", f"--corpus={tmp_path / 'corpus.txt'}"]) == 2
+    assert "corpus.txt: is a file, not a directory" in capsys.readouterr().err
     assert main(["run-evals", f"--corpus={tmp_path}"]) == 2
     assert "holds no folder a corpus format reads" in capsys.readouterr().err
     assert main(["run-evals", f"--corpus={tmp_path}", "--class-floor=0.5", "--change-floors"]) == 2

@@ -135,3 +135,20 @@ def test_the_table_lists_every_item_examples_per_rule_and_a_summary():
     data = audit.to_json(items)
     assert data["totals"] == {"link_target": lost} and data["unexplained"] == 0
     assert [item["lost"] for item in data["items"]] == [lost, 0]
+
+
+@pytest.mark.parametrize("opening", ["<!-- a note never closed", "<?php echo 1", "<![CDATA[ x"])
+def test_markdown_after_a_never_closed_comment_line_is_reader_text(monkeypatch, opening):
+    # markdown-it runs the comment's HTML block to the end of the answer; a reader of the raw answer
+    # still sees what follows its line, so a projection dropping it has lost reader text.
+    content = f"{BODY}\n\n{opening}\n\n{ENDING}"
+    real = AnswerView.of
+
+    def dropping_the_last_block(text, content_format):
+        view = real(text, content_format)
+        return AnswerView(Projection(view.projection.blocks[:-1], format=view.projection.format))
+
+    assert audit_answer(CASE, content, "markdown").losses == ()
+    monkeypatch.setattr(AnswerView, "of", dropping_the_last_block)
+    result = audit_answer(CASE, content, "markdown")
+    assert ending_fragments() <= {loss.fragment for loss in result.unexplained}

@@ -118,6 +118,10 @@ def test_generated_inline_markup_projects_the_same(markdown: str) -> None:
     # Cells beyond the header's count are text too.
     "| Site | |\n| --- | --- |\n| nav | | article text |", "> a | b\n> --|--\n> 1 | 2 | 3 | [l](u)",
     "a | b\n--|--\n1 | 2 | | | 5 \\| six",
+    # Lists started at 0 or with nine digits (ten is a paragraph), numbers inside quotes, surplus cells
+    # of a table inside a list item or a quote.
+    "0. zero\n1. one", "123456789. nine\n\n1234567890. ten", "> 0) a\n> 123456789) b", "1. ---", "- 1. a\n  2. b",
+    "- | Site | |\n  | --- | --- |\n  | nav | | article text |", "> | Site |\n> | --- |\n> | nav | more | text |",
 ])
 def test_constructs_project_the_same(markdown: str) -> None:
     same(markdown)

@@ -320,3 +320,16 @@ def test_html_ordered_list_numbers_are_text_as_in_markdown(markup: str, text: st
 def test_a_numbered_list_reads_the_same_in_html_and_markdown() -> None:
     markdown = project("1. Finland\n2. Norway\n3. Sweden", "markdown").text
     assert visible("<ol><li>Finland</li><li>Norway</li><li>Sweden</li></ol>") == markdown
+
+
+@pytest.mark.parametrize("opening", ["<!-- a note never closed", "<?php echo 1", "<!DOCTYPE html", "<![CDATA[ x"])
+def test_a_comment_or_declaration_never_closed_hides_nothing_after_its_line(opening: str) -> None:
+    # CommonMark HTML block types 2-5 end only at their closing sequence, so markdown-it runs an unclosed
+    # one to the end of its container; a reader of the raw answer still sees the text that follows.
+    answer = f"Before\n\n{opening}\n\nText after the line\n\n1. listed"
+    assert project(answer, "markdown").text == "Before\nText after the line\n1. listed"
+    quoted = f"> {opening}\n> quoted text\n\nAfter"
+    assert project(quoted, "markdown").text == "quoted text\nAfter"
+    assert all(block.quoted for block in project(quoted, "markdown").blocks[:1])
+    closed = "Before\n\n<!-- a note\n\nstill the note -->\n\nAfter"
+    assert project(closed, "markdown").text == "Before\nAfter"

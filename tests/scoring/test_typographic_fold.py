@@ -23,6 +23,7 @@ STRAIGHT_TITLE = "\"Told It Couldn't Be Done\": Brask's Light - 1987-1998 ... an
 
 def test_every_table_entry_is_one_character_read_as_ascii() -> None:
     assert all(len(key) == 1 and value.isascii() for key, value in TYPOGRAPHIC_FOLDS.items())
+    assert fold_typography("Donau\u00addampf\u200bschiff\u2060fahrt\ufeff") == "Donaudampfschifffahrt"
     assert fold_typography("‘a’ “b” „c‟ ‹d› «e» 5′ 6″") == "'a' \"b\" \"c\" 'd' \"e\" 5' 6\""
     assert fold_typography("a‐b‑c‒d–e—f―g−h﹘i﹣j－k") == "a-b-c-d-e-f-g-h-i-j-k"
     assert fold_typography("a\u00a0b\u2007c\u202fd\u2003e\u3000f…") == "a b c d e f..."
@@ -47,9 +48,10 @@ def test_no_character_leaves_label_normal_form_unfolded() -> None:
         ("Wait for it...", "Wait for it…"),
         ("Cape\u00a0Orra at 10\u202fpm", "Cape Orra at 10 pm"),
         ("Cape Orra — the keeper", "Cape Orra --- the keeper"),
+        ("Donau\u00addampf\u00adschiff", "Donaudampfschiff"),
     ],
     ids=["straight-for-curly", "curly-for-straight", "dots-for-ellipsis", "ellipsis-for-dots", "space-for-nbsp",
-         "triple-hyphen-for-em-dash"],
+         "triple-hyphen-for-em-dash", "soft-hyphens-dropped"],
 )
 def test_label_normal_form_folds_typographic_variants(reference: str, written: str) -> None:
     assert label_normalise(written) == label_normalise(reference)
@@ -63,8 +65,10 @@ def test_label_normal_form_still_tells_different_labels_apart() -> None:
 
 @pytest.mark.parametrize("render", [markdown_page, text_page, html_page], ids=["markdown", "text", "html"])
 @pytest.mark.parametrize(
-    ("reference", "written"), [(CURLY_TITLE, STRAIGHT_TITLE), (STRAIGHT_TITLE, CURLY_TITLE)],
-    ids=["straight-for-curly", "curly-for-straight"],
+    ("reference", "written"),
+    [(CURLY_TITLE, STRAIGHT_TITLE), (STRAIGHT_TITLE, CURLY_TITLE),
+     ("Die Donau\u00addampf\u00adschiff\u00adfahrt", "Die Donaudampfschifffahrt")],
+    ids=["straight-for-curly", "curly-for-straight", "without-soft-hyphens"],
 )
 def test_title_written_with_other_quotes_and_dashes_passes(render, reference: str, written: str) -> None:
     verdict = evaluate_response(make_case(title=reference), answer(render(title=written), render.__name__.split("_")[0]))
@@ -120,6 +124,8 @@ def test_page_identity_still_refuses_other_text() -> None:
         ("a–{2}b", "a-b"),
         ("a—?b", "a-?b"),
         ("x--y", "x-y"),
+        ("Donau\u00addampf", "Donaudampf"),
+        ("a–\u00ad+–b", "a-b"),  # an invisible character (and its quantifier) between hyphens: one run
         (r"\u2019s \N{EM DASH} \d+", r"'s - \d+"),
         (r"(?i-m:a)\.\-[a-z]{2}", r"(?i-m:a)\.\-[a-z]{2}"),  # syntax, escapes and plain classes as written
     ],
