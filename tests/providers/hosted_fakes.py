@@ -166,7 +166,7 @@ class Browserbase(FakeService):
 
     def success(self, request, page):
         last = self.target(request).rsplit("/", 1)[-1]
-        return self._page(page, 200, last if last in ("base64", "UTF-8", "iso-8859-1") else "utf-8")
+        return self._page(page, 200, last if last in ("base64", "UTF-8", "iso-8859-1", "punycode") else "utf-8")
 
     def target_404(self, request):
         return self._page(NOT_FOUND_MD, 404)

@@ -456,6 +456,15 @@ def test_browserbase_encoding_is_a_free_charset_name(case, keys, encoding):
     assert result.success and result.content == f"# Fetched\n\nThe page at https://tiny.example/{encoding}."
 
 
+def test_browserbase_encoding_that_is_no_text_charset_is_refused(case, keys):
+    """As page charsets (lexbench/charsets.py): a codec name outside the WHATWG text encodings (punycode,
+    a Python codec) does not name text, so the content is malformed_response, never scored as Markdown."""
+    with serve("browserbase-fetch") as api:
+        result = call(hosted("browserbase-fetch", api), case, "https://tiny.example/punycode")
+    assert (result.error_type, result.content) == (E.MALFORMED_RESPONSE, "")
+    assert "'punycode'" in result.error_message and "text encoding" in result.error_message
+
+
 def test_brightdata_err_msg_header_is_the_failure_reason(case, keys):
     """brightdata-sdk serp/base.py:305-308 reads x-brd-err-code / x-brd-err-msg / x-brd-error."""
     with serve("brightdata-unlocker") as api:
