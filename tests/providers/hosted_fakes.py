@@ -418,6 +418,12 @@ class Cloudflare(FakeService):
 class Spider(FakeService):
     type_name, path = "spider", "/crawl"
 
+    def __init__(self) -> None:
+        self.extra_scenarios = {  # a crawl that went past limit 1: the start page, then a page it links to
+            "several-pages": lambda r: Reply(200, self._page(r, "# Start\n\nThe page asked for.", 200).body + [
+                {**self._page(r, "# Linked\n\nAnother page.", 200).body[0], "url": r.json["url"] + "/linked"}]),
+        }
+
     def _page(self, request, content, status, error=None, cost=0.0003):
         url = self.target(request)
         page = {"url": url, "status": status, "content": content, "error": error, "costs": {"total_cost": cost},

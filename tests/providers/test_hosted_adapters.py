@@ -465,6 +465,15 @@ def test_browserbase_encoding_that_is_no_text_charset_is_refused(case, keys):
     assert "'punycode'" in result.error_message and "text encoding" in result.error_message
 
 
+def test_spider_crawl_answering_several_pages_reads_the_start_page_and_bills_every_page(case, keys):
+    """/crawl with limit 1 should answer one page; if it answers more, the start page (the URL asked for,
+    first in the array) is the result and every page's cost is kept, since each is billed."""
+    with serve("spider") as api:
+        result = call(hosted("spider", api), case, "https://tiny.example/several-pages")
+    assert result.success and result.content == "# Start\n\nThe page asked for.", result.error_message
+    assert result.metadata.cost == pytest.approx(0.0006) and result.metadata.billing["pages"] == 2
+
+
 def test_brightdata_err_msg_header_is_the_failure_reason(case, keys):
     """brightdata-sdk serp/base.py:305-308 reads x-brd-err-code / x-brd-err-msg / x-brd-error."""
     with serve("brightdata-unlocker") as api:
