@@ -141,3 +141,13 @@ def test_serve_replay_on_a_port_in_use_says_so(capsys):
         port = taken.getsockname()[1]
         assert main(["serve-replay", "--suite", str(DEMO), "--port", str(port)]) == 2
     assert f"cannot listen on 127.0.0.1:{port}" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("port", ["99999", "-1", "http"])
+def test_serve_replay_with_a_port_out_of_range_is_a_usage_error(capsys, port):
+    from lexbench.cli import main
+
+    with pytest.raises(SystemExit) as exited:
+        main(["serve-replay", "--suite", str(DEMO), "--port", port])
+    err = capsys.readouterr().err
+    assert exited.value.code == 2 and f"--port: {port!r} is not a port number (0 to 65535)" in err, err
