@@ -123,7 +123,7 @@ class BrightData(FakeService):
             "usage-limit": lambda r: Reply(403, "usage limit reached", "text/plain", {
                 "x-brd-error": "Account usage limit reached", "x-brd-error-code": "client_10100"}),
             "err-msg": lambda r: Reply(200, b"", "text/plain", {  # serp/base.py:305-308 reads x-brd-err-msg
-                "x-brd-err-msg": "Target site did not answer", "x-brd-err-code": "target_40001"}),
+                "x-brd-err-msg": "Target site did not answer"}),  # alone: no code header beside it
             "reject-block": lambda r: Reply(502, "", "text/plain", {
                 "x-brd-error": "reject_block: the target blocked every attempt", "x-brd-err-code": "reject_block"}),
         }
@@ -286,6 +286,8 @@ class Firecrawl(FakeService):
             "terms-required": lambda r: Reply(403, {"success": False, "code": "THIRD_PARTY_DATA_TERMS_REQUIRED",
                                                     "error": "accept the data terms first"}),
             "processing-continues": self._processing_continues,
+            "processing-forever": lambda r: Reply(408, {"success": False, "code": "SCRAPE_TIMEOUT", "error": "still processing",
+                                                        "details": {"state": "processing_continues", "retryAfterSeconds": 0}}),
         }
 
     def _processing_continues(self, request):
