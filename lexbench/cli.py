@@ -211,6 +211,13 @@ def _count(text: str) -> int:
     return int(text)
 
 
+def _port(text: str) -> int:
+    """A TCP port number, 0 (any free port) to 65535, for argparse."""
+    if not text.isdigit() or int(text) > 65535:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number (0 to 65535)")
+    return int(text)
+
+
 def _audit_projection(args: argparse.Namespace) -> int:
     import json
 
@@ -309,7 +316,7 @@ def build_parser() -> argparse.ArgumentParser:
                                               "(with pytest --replay-public-url)")
     p.add_argument("--suite", default="demo", help="suite name under cases/ or suite directory (default: demo)")
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1; a tunnel exposes it)")
-    p.add_argument("--port", type=int, default=8765, help="port to listen on (default: 8765)")
+    p.add_argument("--port", type=_port, default=8765, help="port to listen on (default: 8765; 0: any free port)")
     p.set_defaults(handler=_serve_replay)
 
     p = verbs.add_parser("export-schemas", help="write the JSON Schemas of rules.json and cohort.json (schemas/)")

@@ -45,7 +45,7 @@ from lexbench.record import (
     RESULTS_NAME, RunIdentity, RunRecorder, RunRow, canonical_sha256, checked_rows, count_tokens, environment, item_id,
     load_rows, read_manifest, resume_plan, save_response, utc_now, write_manifest,
 )
-from lexbench.replay import ReplayServer, new_run_prefix, public_url_for, served_fetches_url
+from lexbench.replay import ReplayServer, check_public_base_url, new_run_prefix, public_url_for, served_fetches_url
 from lexbench.report import render_terminal, write_reports
 from lexbench.rundir import RunLock, append_file, check_run_dir, make_run_dir
 from lexbench.shard import Shard
@@ -280,10 +280,15 @@ def pytest_configure(config: pytest.Config) -> None:
     if not _benchmark_requested(config):
         return
     state.replay_prefix = new_run_prefix()
-    public = urlsplit(config.getoption("replay_public_url") or "http://unset")
-    if public.scheme not in ("http", "https") or not public.netloc:
-        raise pytest.UsageError("--replay-public-url: must be an http(s) URL where `lexbench serve-replay` is "
-                                f"reachable, got {config.getoption('replay_public_url')!r}")
+    public = config.getoption("replay_public_url")
+    if public is not None and state.live:
+        raise pytest.UsageError("--replay-public-url: applies to replay mode only (with --live every provider "
+                                "fetches the live pages); drop one of the two")
+    if public is not None:
+        try:
+            check_public_base_url(public)
+        except ValueError as exc:
+            raise pytest.UsageError(f"--replay-public-url: {exc}") from None
     try:
         suite = state.get_suite()
     except LexbenchError as exc:

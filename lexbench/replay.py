@@ -23,6 +23,7 @@ import threading
 import time
 from collections.abc import Mapping
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import unquote, urlsplit
 
 REPLAY_PREFIX = "/replay/"
 SERVED_FETCHES = "served-fetches"
@@ -156,6 +157,27 @@ class ReplayServer:
 def new_run_prefix() -> str:
     """An unguessable path segment for one run's public replay URLs (``run-`` and 24 URL-safe characters)."""
     return f"run-{secrets.token_urlsafe(18)}"
+
+
+def check_public_base_url(value: str) -> str:
+    """``value`` if it can serve as ``--replay-public-url`` (SPEC §7), else ``ValueError`` saying why:
+    an http(s) URL with a host, and nothing a hosted service would be handed besides the frozen page's
+    location: no ``user:password@`` (every service and the run's argv would get it), no query or
+    fragment (the run prefix and case follow the path), no ``.``/``..`` path segment (services
+    normalise them away, so the log would not match the URL handed out). The message never repeats
+    a value holding credentials."""
+    parts = urlsplit(value)
+    if "@" in parts.netloc:
+        raise ValueError("must not carry credentials (user:password@): every hosted service would be handed "
+                         "them; protect the tunnel another way (the run prefix is already unguessable)")
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        shown = repr(value) if "@" not in value else "a value with '@'"
+        raise ValueError(f"must be an http(s) URL where `lexbench serve-replay` is reachable, got {shown}")
+    if parts.query or parts.fragment or value.endswith(("?", "#")):
+        raise ValueError(f"must not have a query or fragment: the run prefix and case follow its path, got {value!r}")
+    if any(unquote(segment) in (".", "..") for segment in parts.path.split("/")):
+        raise ValueError(f"must not hold '.' or '..' path segments (services normalise them away), got {value!r}")
+    return value
 
 
 def public_url_for(base_url: str, prefix: str, provider: str, case_id: str) -> str:

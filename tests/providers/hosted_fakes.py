@@ -123,7 +123,7 @@ class BrightData(FakeService):
             "usage-limit": lambda r: Reply(403, "usage limit reached", "text/plain", {
                 "x-brd-error": "Account usage limit reached", "x-brd-error-code": "client_10100"}),
             "err-msg": lambda r: Reply(200, b"", "text/plain", {  # serp/base.py:305-308 reads x-brd-err-msg
-                "x-brd-err-msg": "Target site did not answer", "x-brd-err-code": "target_40001"}),
+                "x-brd-err-msg": "Target site did not answer"}),  # alone: no code header beside it
             "reject-block": lambda r: Reply(502, "", "text/plain", {
                 "x-brd-error": "reject_block: the target blocked every attempt", "x-brd-err-code": "reject_block"}),
         }
@@ -166,7 +166,7 @@ class Browserbase(FakeService):
 
     def success(self, request, page):
         last = self.target(request).rsplit("/", 1)[-1]
-        return self._page(page, 200, last if last in ("base64", "UTF-8", "iso-8859-1") else "utf-8")
+        return self._page(page, 200, last if last in ("base64", "UTF-8", "iso-8859-1", "punycode") else "utf-8")
 
     def target_404(self, request):
         return self._page(NOT_FOUND_MD, 404)
@@ -286,6 +286,8 @@ class Firecrawl(FakeService):
             "terms-required": lambda r: Reply(403, {"success": False, "code": "THIRD_PARTY_DATA_TERMS_REQUIRED",
                                                     "error": "accept the data terms first"}),
             "processing-continues": self._processing_continues,
+            "processing-forever": lambda r: Reply(408, {"success": False, "code": "SCRAPE_TIMEOUT", "error": "still processing",
+                                                        "details": {"state": "processing_continues", "retryAfterSeconds": 0}}),
         }
 
     def _processing_continues(self, request):
@@ -417,6 +419,12 @@ class Cloudflare(FakeService):
 
 class Spider(FakeService):
     type_name, path = "spider", "/crawl"
+
+    def __init__(self) -> None:
+        self.extra_scenarios = {  # a crawl that went past limit 1: the start page, then a page it links to
+            "several-pages": lambda r: Reply(200, self._page(r, "# Start\n\nThe page asked for.", 200).body + [
+                {**self._page(r, "# Linked\n\nAnother page.", 200).body[0], "url": r.json["url"] + "/linked"}]),
+        }
 
     def _page(self, request, content, status, error=None, cost=0.0003):
         url = self.target(request)

@@ -110,13 +110,24 @@ def test_serve_replay_serves_a_suite_and_answers_a_run_log_only_under_its_prefix
         process.wait(timeout=30)
 
 
-def test_a_bad_public_replay_url_is_refused_before_any_item(bench):
+@pytest.mark.parametrize(("value", "extra", "message"), [
+    ("replay.example/frozen", (), "must be an http(s) URL where"),
+    # every hosted service would be handed the credentials, and the run's argv would keep them
+    ("https://operator:s3cret-pw@replay.example", (), "must not carry credentials"),
+    ("https://replay.example/a/../frozen", (), "must not hold '.' or '..' path segments"),
+    ("https://replay.example/frozen?token=1", (), "must not have a query or fragment"),
+    ("https://replay.example/frozen#top", (), "must not have a query or fragment"),
+    ("http://127.0.0.1:8765", ("--live",), "applies to replay mode only"),  # --live fetches the live pages
+])
+def test_a_bad_public_replay_url_is_refused_before_any_item(bench, value, extra, message):
     pytester, _ = bench
     config = write_config(pytester.path / "providers.json", "http://127.0.0.1:1", ["md"])
     result = pytester.runpytest_subprocess(f"--suite={DEMO}", f"--provider-config={config}",
-                                           "--replay-public-url=replay.example/frozen")
+                                           f"--replay-public-url={value}", *extra)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    assert "--replay-public-url: must be an http(s) URL" in result.stderr.str()
+    assert f"--replay-public-url: {message}" in result.stderr.str(), result.stderr.str()
+    assert "s3cret-pw" not in result.stderr.str() + result.stdout.str()
+    assert not (pytester.path / "runs").exists()  # refused before a run directory is opened
 
 
 def test_serve_replay_on_a_port_in_use_says_so(capsys):
@@ -130,3 +141,13 @@ def test_serve_replay_on_a_port_in_use_says_so(capsys):
         port = taken.getsockname()[1]
         assert main(["serve-replay", "--suite", str(DEMO), "--port", str(port)]) == 2
     assert f"cannot listen on 127.0.0.1:{port}" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("port", ["99999", "-1", "http"])
+def test_serve_replay_with_a_port_out_of_range_is_a_usage_error(capsys, port):
+    from lexbench.cli import main
+
+    with pytest.raises(SystemExit) as exited:
+        main(["serve-replay", "--suite", str(DEMO), "--port", port])
+    err = capsys.readouterr().err
+    assert exited.value.code == 2 and f"--port: {port!r} is not a port number (0 to 65535)" in err, err

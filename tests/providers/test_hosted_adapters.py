@@ -424,6 +424,15 @@ def test_firecrawl_processing_continues_is_waited_for_within_the_deadline(case, 
     assert resumed.latency_s >= 5.0  # the client's minimum wait, never less
 
 
+def test_firecrawl_processing_that_never_ends_is_bounded_by_the_deadline(case, keys):
+    """A service answering 408 processing_continues forever: the client's minimum wait (5 s) is taken while
+    it fits the deadline, then the last 408 is the service's failure, within the deadline."""
+    with serve("firecrawl") as api:
+        result = call(hosted("firecrawl", api), case, "https://tiny.example/processing-forever", timeout_s=8)
+    assert (result.error_type, result.metadata.api_http_status) == (E.SERVICE_ERROR, 408)
+    assert len(api.requests) == 2 and 5.0 <= result.latency_s <= 8.0 + 1
+
+
 def test_exa_asks_for_a_fresh_fetch_with_max_age_hours_not_deprecated_livecrawl(case, keys):
     """exa-py api.py:3058-3062: livecrawl "does not guarantee freshly fetched content"; maxAgeHours 0 does,
     and only with it does text.verbosity take effect (api.py:762-768)."""
@@ -444,8 +453,10 @@ def test_zyte_escapes_the_url_to_rfc_2396_as_its_client_does(case, keys):
     """zyte-api utils.py:26-47 (safe_url_string): "café one" → "caf%C3%A9%20one"."""
     with serve("zyte-api") as api:
         result = call(hosted("zyte-api", api), case, "https://tiny.example/café one?q=ü")
-    assert result.success, result.error_message
-    assert api.requests[0]["json"]["url"] == "https://tiny.example/caf%C3%A9%20one?q=%C3%BC"
+        escaped = call(hosted("zyte-api", api), case, "https://tiny.example/caf%C3%A9%20one?q=%C3%BC")
+    assert result.success and escaped.success, result.error_message
+    # an already escaped URL is sent as it is: %20 is never escaped again to %2520
+    assert [r["json"]["url"] for r in api.requests] == ["https://tiny.example/caf%C3%A9%20one?q=%C3%BC"] * 2
 
 
 @pytest.mark.parametrize("encoding", ["UTF-8", "iso-8859-1"])
@@ -456,11 +467,30 @@ def test_browserbase_encoding_is_a_free_charset_name(case, keys, encoding):
     assert result.success and result.content == f"# Fetched\n\nThe page at https://tiny.example/{encoding}."
 
 
+def test_browserbase_encoding_that_is_no_text_charset_is_refused(case, keys):
+    """As page charsets (lexbench/charsets.py): a codec name outside the WHATWG text encodings (punycode,
+    a Python codec) does not name text, so the content is malformed_response, never scored as Markdown."""
+    with serve("browserbase-fetch") as api:
+        result = call(hosted("browserbase-fetch", api), case, "https://tiny.example/punycode")
+    assert (result.error_type, result.content) == (E.MALFORMED_RESPONSE, "")
+    assert "'punycode'" in result.error_message and "text encoding" in result.error_message
+
+
+def test_spider_crawl_answering_several_pages_reads_the_start_page_and_bills_every_page(case, keys):
+    """/crawl with limit 1 should answer one page; if it answers more, the start page (the URL asked for,
+    first in the array) is the result and every page's cost is kept, since each is billed."""
+    with serve("spider") as api:
+        result = call(hosted("spider", api), case, "https://tiny.example/several-pages")
+    assert result.success and result.content == "# Start\n\nThe page asked for.", result.error_message
+    assert result.metadata.cost == pytest.approx(0.0006) and result.metadata.billing["pages"] == 2
+
+
 def test_brightdata_err_msg_header_is_the_failure_reason(case, keys):
     """brightdata-sdk serp/base.py:305-308 reads x-brd-err-code / x-brd-err-msg / x-brd-error."""
     with serve("brightdata-unlocker") as api:
         result = call(hosted("brightdata-unlocker", api), case, "https://tiny.example/err-msg")
     assert result.error_type is E.SERVICE_ERROR and "Target site did not answer" in result.error_message
+    assert evaluate_response(case, result).failure_class == "service_error"  # never empty_content
 
 
 def test_scrapingbee_key_is_a_bearer_header_never_in_the_url(case, keys):

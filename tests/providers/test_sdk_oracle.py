@@ -8,8 +8,11 @@ with the same value. The recorder answers a documented example in the client's o
 "Checked against the official clients"), and the adapter must read content, title, final URL, target
 status and request id as the client reads them.
 
-A service whose client is not installed is skipped with the reason. Jina's CLI (it prints the JSON
-unparsed), Crawl4AI's cloud module and DeepSeek (no official client) give no comparison here.
+A service whose client is not installed is skipped with the reason. Jina's first-party CLI (jina-cli)
+hands back the answer's JSON unparsed, so for Jina the request is compared and the answer's documented
+``data`` fields are read from that JSON. Crawl4AI's cloud module (in the large ``crawl4ai`` extra, and
+silent on ``/v1/scrape``), Browser Use (its adapter is refused: no client has a fetch route) and DeepSeek
+(no official client) give no comparison here.
 """
 
 from __future__ import annotations
@@ -176,6 +179,18 @@ def _brightdata(base: str) -> Read:
     return Read(result.data)
 
 
+def _jina(base: str) -> Read:
+    import jina_cli.api as reader
+
+    fixed, reader.READER_BASE = reader.READER_BASE, base  # the client's host is a module constant
+    try:
+        answer = reader.read_url(URL, api_key=KEY, as_json=True)  # the CLI hands back the JSON unparsed
+    finally:
+        reader.READER_BASE = fixed
+    data = answer["data"]
+    return Read(data["content"], data["title"], data["url"])
+
+
 def _cloudflare(base: str) -> Read:
     from cloudflare import Cloudflare
 
@@ -213,6 +228,9 @@ ORACLES = {
         "id": "bb-oracle-1", "statusCode": 200, "headers": {"content-type": "text/html; charset=ISO-8859-1"},
         "content": PAGE, "contentType": "text/markdown", "encoding": "iso-8859-1"}),  # a free charset string
         _browserbase, ("content", "upstream_status", "request_id")),
+    "jina": Oracle("jina_cli", "jina-reader", Answer({"code": 200, "status": 20000, "data": {
+        "title": "Example Domain", "description": "", "url": URL + "#final", "content": PAGE, "usage": {"tokens": 12}}}),
+        _jina, ("content", "title", "final_url")),
     "cloudflare": Oracle("cloudflare", "cloudflare-markdown", Answer({"success": True, "errors": [], "messages": [],
                                                                       "result": PAGE}), _cloudflare),
 }

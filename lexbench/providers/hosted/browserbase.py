@@ -6,7 +6,9 @@ Request: ``X-BB-API-Key``, body ``{url, format: "markdown", proxies, allowRedire
 target 404 is a successful call reporting 404); ``encoding: "base64"`` content is decoded per the
 ``contentType`` charset. Any other ``encoding`` is a free string naming the page's character encoding
 ("the character encoding of the response": "utf-8", "UTF-8", "iso-8859-1" occur): the JSON string is
-already text and is taken as it is. Errors are
+already text and is taken as it is, when the name is a WHATWG text encoding as page charsets must be
+(:mod:`lexbench.charsets`); any other name (``punycode``, a Python codec) does not describe text and the
+answer is ``malformed_response``. Errors are
 ``{statusCode, error, message, id?}``: 400 (``api_status``), 429 concurrency limit (``rate_limited``),
 502 TLS failure or a body over 5 MB and 504 after 60 s (``service_error``). The service does not run the
 page's JavaScript.
@@ -19,6 +21,7 @@ import binascii
 from collections.abc import Mapping
 from typing import Any
 
+from lexbench.charsets import text_codec
 from lexbench.providers.hosted.base import HostedProvider, json_body, member, status_code
 from lexbench.providers.http import HttpRequest, HttpResponse, decode_text
 from lexbench.providers.policy import FetchError
@@ -51,6 +54,9 @@ class BrowserbaseFetch(HostedProvider):
                 content = decode_text(base64.b64decode(content, validate=True), content_type)
             except (binascii.Error, ValueError):
                 raise FetchError(ErrorType.MALFORMED_RESPONSE, "Browserbase content marked base64 does not decode") from None
+        elif text_codec(encoding) is None:
+            raise FetchError(ErrorType.MALFORMED_RESPONSE,
+                             f"Browserbase content has encoding {encoding[:80]!r}, which is not a text encoding")
         metadata = ResultMetadata(upstream_status=status_code(member(body, "statusCode", int, optional=True)),
                                   request_id=member(body, "id", str, optional=True))
         return self.answer(content, "markdown", metadata=metadata)

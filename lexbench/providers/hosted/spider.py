@@ -6,7 +6,9 @@ request}`` (``http`` | ``chrome`` | ``browser`` | ``smart``; ``chrome`` is a dep
 posts to ``/crawl`` with ``limit: 1``); title and final URL come back only with ``metadata: true``. Answer: a JSON array of ``{url, status, content, error, costs: {total_cost},
 duration_elasped_ms (sic), metadata: {title, final_url}}``. ``status`` is the target's status; target
 errors arrive inside the array (and are billed): an ``error`` without a non-2xx status is a
-``service_error``. API errors are ``{error, status}``.
+``service_error``. Should the crawl answer more pages than ``limit: 1``, the first (the start page, the URL
+asked for) is read and the cost is every page's, each being billed (``billing.pages`` counts them).
+API errors are ``{error, status}``.
 """
 
 from __future__ import annotations
@@ -43,13 +45,14 @@ class Spider(HostedProvider):
         body = json_body(response)
         if not isinstance(body, list) or not body or not isinstance(body[0], dict):
             raise FetchError(ErrorType.MALFORMED_RESPONSE, "Spider's answer is not a non-empty array of page objects")
-        page = body[0]
-        total = number(member(page, "costs.total_cost", float, optional=True))
+        page = body[0]  # the crawl starts at the URL asked for: with limit 1 it is the only page
+        costs = [number(member(p, "costs.total_cost", float, optional=True)) for p in body if isinstance(p, dict)]
+        total = sum(c for c in costs if c is not None) if any(c is not None for c in costs) else None
         elapsed = number(member(page, "duration_elasped_ms", float, optional=True))
         upstream = status_code(member(page, "status", int, optional=True))
         metadata = ResultMetadata(upstream_status=upstream,
                                   server_elapsed_s=elapsed / 1000 if elapsed is not None else None,
-                                  billing={"costs": page["costs"]} if total is not None else {},
+                                  billing={"costs": page.get("costs"), "pages": len(body)} if total is not None else {},
                                   cost=total, cost_unit="usd" if total is not None else None)
         fields = {"title": member(page, "metadata.title", str, optional=True),
                   "final_url": member(page, "metadata.final_url", str, optional=True), "metadata": metadata}
