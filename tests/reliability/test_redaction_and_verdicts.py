@@ -23,7 +23,7 @@ from tests.suite_factory import ARTICLES, write_suite
 pytestmark = pytest.mark.attack(item=2)
 
 
-ZONE, KEY = "harbour", "Saturday"
+ZONE, KEY = "harbour", "Heritage"
 CONFTEST = 'pytest_plugins = ["lexbench.plugin"]\n'
 
 
@@ -67,5 +67,5 @@ def test_a_zone_named_like_a_word_of_the_page_and_a_key_the_page_needs_change_no
     saved = (run / "responses" / f"{tides['response_sha256']}.txt").read_text()
     assert "Tidal turbines light a harbour town" in saved and f"key {KEY}" not in saved
     orchard = next(r for r in rows if r["case"] == "article-002-en-orchard")
-    assert "every [REDACTED]" in (run / "responses" / f"{orchard['response_sha256']}.txt").read_text()
+    assert "# [REDACTED] orchard" in (run / "responses" / f"{orchard['response_sha256']}.txt").read_text()
     assert leaks(haystacks, {"LEXBENCH_BRD_KEY": KEY}) == []
