@@ -2,8 +2,9 @@
 redaction applies to what is written, and identifiers declared ``not_secret`` are never masked.
 
 A whole ``pytest --live`` run of Bright Data's loopback fake: its zone is named ``harbour`` (declared
-not secret), a word of one case's title; its API key is ``Saturday``, a word the other case's ending
-needs. Each answer is the page's text, and the fake echoes the key into it (raw, base64, URL-encoded).
+not secret), a word of one case's title; its API key is ``Heritage``, the other case's
+page identity and the first word of its title (scored after redaction, that case fails; a word of its
+ending would not do, the ending's fragments tolerate one lost word). Each answer is the page's text, and the fake echoes the key into it (raw, base64, URL-encoded).
 Both cases must pass, the saved answer must still say harbour, and the key must be in no file the run
 wrote nor in pytest's output, in any encoding.
 """
