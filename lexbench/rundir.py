@@ -67,6 +67,7 @@ def check_run_dir(run_dir: Path, *, manifest_required: bool) -> None:
                            "through links in a run directory — remove it or use a new run directory")
         if name in FILES and not entry.is_file(follow_symlinks=False):
             raise RunError(f"{path}: is not a regular file; the run directory was not left this way by lexbench")
+        _refuse_hard_link(entry)
         if name in DIRECTORIES:
             if not entry.is_dir(follow_symlinks=False):
                 raise RunError(f"{path}: is not a directory; the run directory was not left this way by lexbench")
@@ -78,6 +79,7 @@ def check_run_dir(run_dir: Path, *, manifest_required: bool) -> None:
                 if not inner.is_file(follow_symlinks=False) and not (name == "debug" and inner.is_dir(follow_symlinks=False)):
                     raise RunError(f"{inner.path}: is not a regular file; lexbench writes "
                                    "only plain files there — remove it or use a new run directory")
+                _refuse_hard_link(inner)
     if "manifest.json" not in entries:
         if manifest_required:
             raise RunError(f"{run_dir}: not a run directory (no manifest.json)")
@@ -86,6 +88,14 @@ def check_run_dir(run_dir: Path, *, manifest_required: bool) -> None:
         if foreign or reports:
             raise RunError(f"{run_dir}: holds files lexbench did not write ({', '.join((reports + foreign)[:5])}) and "
                            "no run manifest; it is left untouched — choose a new --run-dir")
+
+
+def _refuse_hard_link(entry: os.DirEntry[str]) -> None:
+    """Refuse a regular file with more than one name: appending to it (``results.jsonl``) or truncating
+    it (the session lock) would write the same file under its other name, perhaps outside the run."""
+    if entry.is_file(follow_symlinks=False) and (links := entry.stat(follow_symlinks=False).st_nlink) > 1:
+        raise RunError(f"{entry.path}: has {links} names (a hard link); lexbench never writes a file that is also "
+                       "elsewhere — remove it or use a new run directory")
 
 
 def _entries(folder: Path, *, nested: bool):
@@ -113,9 +123,13 @@ def make_run_dir(run_dir: Path) -> None:
 
 
 def append_file(path: Path, data: bytes) -> None:
-    """Append ``data`` to ``path`` (created if absent), never through a symbolic link (``O_NOFOLLOW``)."""
+    """Append ``data`` to ``path`` (created if absent), never through a symbolic link (``O_NOFOLLOW``)
+    nor to a file with another name (a hard link planted since the run directory was checked: ``RunError``)."""
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | _NOFOLLOW, 0o644)
     try:
+        if os.fstat(fd).st_nlink > 1:
+            raise RunError(f"{path}: has {os.fstat(fd).st_nlink} names (a hard link); lexbench never writes a file "
+                           "that is also elsewhere — remove it or use a new run directory")
         os.write(fd, data)
         os.fsync(fd)
     finally:

@@ -13,6 +13,7 @@ written, so a secret that happens to be a word of the page never changes a verdi
 from __future__ import annotations
 
 import binascii
+import bisect
 import html
 import os
 import re
@@ -90,8 +91,9 @@ class Redactor:
 
     A secret is found raw in any letter case, and inside encoded runs: a base64 run (standard or
     URL-safe alphabet, any alignment of the secret inside the decoded bytes, so ``base64("Bearer KEY")``
-    and the base64 of a whole request count), a hex run (either case), and a token carrying escapes
-    (``%xx`` in either case, JSON ``\\uXXXX`` and ``\\/``, HTML entities named, decimal or hex). A
+    and the base64 of a whole request count; a body wrapped into lines is decoded joined), a hex run
+    (either case), and a token carrying escapes (``%xx`` in either case, JSON ``\\uXXXX`` and ``\\/``,
+    HTML entities named, decimal or hex, numeric ones with or without ``;``). A
     decoded run is searched again, up to :data:`DECODE_DEPTH` levels (base64 of a URL-encoded key).
     The whole encoded run is replaced by ``[REDACTED]`` (in a URL or query string, only the value that
     holds the secret, when no other part of it does).
@@ -112,6 +114,12 @@ class Redactor:
         # A run shorter than the secret's own encoding cannot hold it.
         self._base64_run = re.compile(r"[A-Za-z0-9+/_-]{%d,}={0,2}" % max(4, -(-4 * shortest // 3)))
         self._hex_run = re.compile(r"[0-9A-Fa-f]{%d,}" % max(2, 2 * shortest))
+        # A base64 body wrapped into lines (MIME at 76 characters, PEM at 64; raw or JSON-escaped breaks):
+        # full lines of a multiple of 4 characters, at least 16, then the last. Decoded joined, it yields
+        # every byte its lines would one by one, so they are not decoded again. Matched only where a run
+        # starts, so linear.
+        self._wrapped_base64_run = re.compile(
+            rf"(?<![A-Za-z0-9+/_-])(?:(?:[A-Za-z0-9+/_-]{{4}}){{4,}}{_LINE_BREAK.pattern})+[A-Za-z0-9+/_-]+={{0,2}}")
         self._escaped_token = re.compile(
             rf"(?<!{_TOKEN_CHARS})(?={_TOKEN_CHARS}{{{max(1, min(map(len, values), default=1))}}})"
             rf"(?={_TOKEN_CHARS}*?(?:{_ESCAPE})){_TOKEN_CHARS}+")
@@ -130,11 +138,18 @@ class Redactor:
         if self._needle is None or not text:
             return text
         spans = self._raw_spans(text)
+        wrapped: list[tuple[int, int]] = []
+        if "\n" in text or "\\n" in text:
+            wrapped = [match.span() for match in self._wrapped_base64_run.finditer(text)]
+            spans += [(a, b) for a, b in wrapped if self._holds_secret_encoded(text[a:b], self._wrapped_base64_run)]
+        starts = [a for a, _ in wrapped]
         patterns = [self._base64_run, self._hex_run]
         if "%" in text or "\\" in text or "&" in text:
             patterns.append(self._escaped_token)
         for pattern in patterns:
             for match in pattern.finditer(text):
+                if pattern is self._base64_run and wrapped and _within(match.span(), wrapped, starts):
+                    continue  # one line of a wrapped run, decoded with it
                 if self._holds_secret_encoded(match.group(), pattern):
                     spans += self._narrowed(match) if pattern is self._escaped_token else [match.span()]
         if not spans:
@@ -201,6 +216,8 @@ class Redactor:
                 decoded.append(_unescape(run.replace("+", " ")))
         elif pattern is self._hex_run:
             decoded = _hex_decodings(run)
+        elif pattern is self._wrapped_base64_run:
+            decoded = _base64_decodings(_LINE_BREAK.sub("", run))
         else:
             decoded = _base64_decodings(run)
         return any(self._holds(text, DECODE_DEPTH - 1) for text in decoded)
@@ -229,7 +246,9 @@ DECODE_DEPTH = 2
 # A token (no whitespace, quotes or angle brackets) that carries at least one escape is matched only
 # where a token starts (the look-behind), so each token is scanned once: linear, whatever the input.
 _TOKEN_CHARS = r"[^\s\"'<>]"
-_ESCAPE = r"%[0-9A-Fa-f]{2}|\\u[0-9A-Fa-f]{4}|\\[/\\\"bfnrt]|&#?[A-Za-z0-9]+;"
+# HTML numeric references need no ";" (a browser and html.unescape read "&#x73&#107" as "sk").
+_ESCAPE = r"%[0-9A-Fa-f]{2}|\\u[0-9A-Fa-f]{4}|\\[/\\\"bfnrt]|&#?[A-Za-z0-9]+;|&#[0-9]+|&#[xX][0-9A-Fa-f]+"
+_LINE_BREAK = re.compile(r"(?:\r?\n|\\r\\n|\\n)")
 _QUERY_PART = re.compile(r"[^?&=;,]+")
 _JSON_ESCAPE = re.compile(r"\\u([0-9A-Fa-f]{4})|\\([/\\\"bfnrt])")
 _JSON_SIMPLE = {"/": "/", "\\": "\\", '"': '"', "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
@@ -263,6 +282,12 @@ def _base64_decodings(run: str) -> list[str]:
 def _hex_decodings(run: str) -> list[str]:
     """The bytes a hex run decodes to, read as Latin-1, from each of its two character offsets."""
     return [bytes.fromhex(run[offset: offset + (len(run) - offset) // 2 * 2]).decode("latin-1") for offset in (0, 1)]
+
+
+def _within(span: tuple[int, int], sorted_spans: list[tuple[int, int]], starts: list[int]) -> bool:
+    """Whether ``span`` lies inside one of ``sorted_spans`` (disjoint, sorted; ``starts`` their starts)."""
+    index = bisect.bisect_right(starts, span[0]) - 1
+    return index >= 0 and sorted_spans[index][1] >= span[1]
 
 
 def _mask(text: str, spans: list[tuple[int, int]]) -> str:

@@ -50,6 +50,10 @@ MAX_BODY_BYTES = 20_000_000
 """The ceiling on response bodies, decompressed bodies and subprocess output (SPEC §5)."""
 DEFAULT_TIMEOUT_S = 30.0
 DEFAULT_RETRIES = 1
+MAX_TIMEOUT_S = 86_400.0
+MAX_RETRIES = 100
+"""Upper bounds of the per-call timeout and the retry count: an item's backstop timer is
+(retries + 1) × timeout, and an absurd product overflows the platform's timer (an INTERNALERROR)."""
 
 # Failures a repeat cannot change: the harness's own refusals, and adapter bugs.
 _NOT_RETRIED = frozenset({ErrorType.BLOCKED_NETWORK, ErrorType.TOO_LARGE, ErrorType.CRASHED})
@@ -61,7 +65,7 @@ class RuntimePolicy:
     ``retries``: extra attempts after a failed call; ``max_body_bytes``: the body/output ceiling;
     ``grace_s``: how long past the deadline the watchdog waits for a worker to report its own timeout
     before abandoning it. Raises ``ValueError`` on a timeout that is not positive and finite (``inf``,
-    ``nan``, 0) or negative retries."""
+    ``nan``, 0) or above :data:`MAX_TIMEOUT_S`, or on retries outside 0–:data:`MAX_RETRIES`."""
 
     timeout_s: float = DEFAULT_TIMEOUT_S
     retries: int = DEFAULT_RETRIES
@@ -69,10 +73,12 @@ class RuntimePolicy:
     grace_s: float = 0.5
 
     def __post_init__(self) -> None:
-        if not (isinstance(self.timeout_s, int | float) and math.isfinite(self.timeout_s) and self.timeout_s > 0):
-            raise ValueError(f"the fetch timeout must be a positive, finite number of seconds, got {self.timeout_s!r}")
-        if self.retries < 0:
-            raise ValueError(f"retries must be 0 or more, got {self.retries!r}")
+        if not (isinstance(self.timeout_s, int | float) and math.isfinite(self.timeout_s)
+                and 0 < self.timeout_s <= MAX_TIMEOUT_S):
+            raise ValueError(f"the fetch timeout must be a positive, finite number of seconds up to {MAX_TIMEOUT_S:,.0f} "
+                             f"(a day), got {self.timeout_s!r}")
+        if not 0 <= self.retries <= MAX_RETRIES:
+            raise ValueError(f"retries must be 0 to {MAX_RETRIES}, got {self.retries!r}")
 
     def as_record(self) -> dict[str, Any]:
         """The policy as the manifest records it."""

@@ -151,5 +151,5 @@ def test_the_result_is_the_answer_and_its_redacted_copy_carries_no_credential(ca
 def test_policy_rejects_nonsense():
     with pytest.raises(ValueError, match="positive"):
         RuntimePolicy(timeout_s=0)
-    with pytest.raises(ValueError, match="0 or more"):
+    with pytest.raises(ValueError, match="0 to 100, got -1"):
         RuntimePolicy(retries=-1)

@@ -4,8 +4,8 @@ forms the redactor masks, it decodes whatever encoded text it finds and looks in
 Every text is searched as it is and, two levels deep, after undoing each encoding it can find in it:
 percent escapes (either case), HTML entities (named, decimal, hex), JSON ``\\uXXXX`` and ``\\/`` escapes
 (whole-text unescapes), and every base64 run (both alphabets, from each of its four character offsets,
-so a secret at any byte offset of the encoded data is seen) and hex run (both offsets). A secret counts
-as found in any letter case.
+so a secret at any byte offset of the encoded data is seen; line breaks skipped, as a decoder does) and
+hex run (both offsets). A secret counts as found in any letter case.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from urllib.parse import unquote_to_bytes
 
 _BASE64_RUN = re.compile(rb"[A-Za-z0-9+/_-]{6,}={0,2}")
 _HEX_RUN = re.compile(rb"(?:[0-9a-fA-F]{2}){3,}[0-9a-fA-F]?")
+_LINE_BREAK = re.compile(rb"\r|\n|\\r|\\n")
 _JSON_UNICODE = re.compile(rb"\\u([0-9a-fA-F]{4})")
 LEVELS = 2
 
@@ -36,7 +37,9 @@ def decodings(data: bytes, levels: int = LEVELS) -> Iterator[bytes]:
     }
     for variant in unescaped - {data}:
         yield from decodings(variant, levels - 1)
-    for run in _BASE64_RUN.findall(data):
+    # A base64 decoder skips line breaks (RFC 2045 wraps at 76 characters, PEM at 64), so runs are
+    # also sought with every break, raw or JSON-escaped, removed.
+    for run in set(_BASE64_RUN.findall(data)) | set(_BASE64_RUN.findall(_LINE_BREAK.sub(b"", data))):
         stripped = run.rstrip(b"=")
         for offset in range(4):
             part = stripped[offset:]

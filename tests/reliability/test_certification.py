@@ -105,6 +105,37 @@ def test_the_environment_build_output_caches_and_data_do_not_count(checkout):
 
 
 @pytest.mark.attack(item=11)
+def test_a_forged_bytecode_cache_beside_a_committed_source_stops_certification(checkout):
+    """Python loads ``__pycache__/<module>.<tag>.pyc`` instead of its source when the cache's header
+    names the source's modification time and size; the code inside is not checked. A forged cache with
+    that header runs planted code while every source is as committed. A cache Python wrote itself counts
+    as nothing."""
+    import importlib.util
+    import marshal
+    import py_compile
+    import struct
+
+    source = checkout / "lexbench" / "rule.py"
+    source.write_text('VALUE = "honest"\n')
+    git(checkout, "add", "-A")
+    git(checkout, "commit", "-q", "-m", "rule")
+    cache = Path(importlib.util.cache_from_source(str(source)))
+    py_compile.compile(str(source), cfile=str(cache), doraise=True)
+    assert code_state(checkout / "lexbench")["git"]["uncommitted"] == []  # a cache of the committed source
+    info = source.stat()
+    header = importlib.util.MAGIC_NUMBER + struct.pack("<III", 0, int(info.st_mtime) & 0xFFFFFFFF,
+                                                       info.st_size & 0xFFFFFFFF)
+    cache.write_bytes(header + marshal.dumps(compile('VALUE = "planted"', str(source), "exec")))
+    loaded = subprocess.run([sys.executable, "-c", "import lexbench.rule as r; print(r.VALUE)"], cwd=checkout,
+                            capture_output=True, text=True, check=True).stdout
+    assert loaded.strip() == "planted"  # Python itself runs the forged cache
+    relative = cache.relative_to(checkout).as_posix()
+    state = code_state(checkout / "lexbench")["git"]
+    assert state["uncommitted"] == [relative]
+    assert any(f"could load or that lexbench runs ({relative})" in p for p in certify({"git": state}))
+
+
+@pytest.mark.attack(item=11)
 def test_a_planted_conftest_in_a_clone_of_lexbench_is_refused_and_a_clean_clone_certifies(tmp_path):
     """The attack as it was reproduced: an untracked ``cases/conftest.py`` that makes every verdict a
     pass, in a checkout of this repository, with ``pytest --certified``."""

@@ -102,7 +102,12 @@ REFUSED_URLS = [
 ]
 
 
-@pytest.mark.parametrize("url", REFUSED_URLS)
+SITE_LOCAL = ("http://[fec0::1]/", "http://[feff:ffff::1]/", "http://site-local.example/")
+"""Issue 19, item 12: the guard treated fec0::/10 as public; counted with the attacks."""
+
+
+@pytest.mark.parametrize("url", [pytest.param(url, marks=pytest.mark.attack(item=12)) if url in SITE_LOCAL else url
+                                 for url in REFUSED_URLS])
 def test_non_public_targets_are_refused_before_any_connection(server, connections, url: str) -> None:
     boundary = HttpBoundary(guard=NetworkGuard.allowing(server.address))
     with pytest.raises(FetchError) as caught:

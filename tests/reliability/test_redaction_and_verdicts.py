@@ -2,8 +2,9 @@
 redaction applies to what is written, and identifiers declared ``not_secret`` are never masked.
 
 A whole ``pytest --live`` run of Bright Data's loopback fake: its zone is named ``harbour`` (declared
-not secret), a word of one case's title; its API key is ``Saturday``, a word the other case's ending
-needs. Each answer is the page's text, and the fake echoes the key into it (raw, base64, URL-encoded).
+not secret), a word of one case's title; its API key is ``Heritage``, the other case's
+page identity and the first word of its title (scored after redaction, that case fails; a word of its
+ending would not do, the ending's fragments tolerate one lost word). Each answer is the page's text, and the fake echoes the key into it (raw, base64, URL-encoded).
 Both cases must pass, the saved answer must still say harbour, and the key must be in no file the run
 wrote nor in pytest's output, in any encoding.
 """
@@ -23,7 +24,7 @@ from tests.suite_factory import ARTICLES, write_suite
 pytestmark = pytest.mark.attack(item=2)
 
 
-ZONE, KEY = "harbour", "Saturday"
+ZONE, KEY = "harbour", "Heritage"
 CONFTEST = 'pytest_plugins = ["lexbench.plugin"]\n'
 
 
@@ -67,5 +68,5 @@ def test_a_zone_named_like_a_word_of_the_page_and_a_key_the_page_needs_change_no
     saved = (run / "responses" / f"{tides['response_sha256']}.txt").read_text()
     assert "Tidal turbines light a harbour town" in saved and f"key {KEY}" not in saved
     orchard = next(r for r in rows if r["case"] == "article-002-en-orchard")
-    assert "every [REDACTED]" in (run / "responses" / f"{orchard['response_sha256']}.txt").read_text()
+    assert "# [REDACTED] orchard" in (run / "responses" / f"{orchard['response_sha256']}.txt").read_text()
     assert leaks(haystacks, {"LEXBENCH_BRD_KEY": KEY}) == []

@@ -219,6 +219,24 @@ def test_a_new_session_refuses_a_file_a_foreign_directory_and_a_linked_results_f
 
 
 @pytest.mark.attack(item=7)
+@pytest.mark.parametrize("planted", ["results.jsonl", "served-fetches.jsonl"])
+def test_a_hard_linked_file_in_a_new_run_directory_is_refused_and_its_other_name_untouched(project, tmp_path,
+                                                                                           planted):
+    """A hard link is no symbolic link, but appending to it writes the file outside the run directory
+    (rows appended to it, its torn last line cut)."""
+    suite = write_suite(project.path / "suite", ARTICLES[:1])
+    outside = tmp_path / "outside.jsonl"
+    outside.write_text("precious line one\nprecious torn")
+    run = tmp_path / "run"
+    run.mkdir()
+    os.link(outside, run / planted)
+    result = project.runpytest_subprocess(f"--suite={suite}", "--providers=reference-echo", f"--run-dir={run}")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR, result.stdout.str()[-2000:]
+    assert f"{run / planted}: has 2 names (a hard link)" in result.stderr.str()
+    assert outside.read_text() == "precious line one\nprecious torn"
+
+
+@pytest.mark.attack(item=7)
 def test_reports_without_a_manifest_of_ours_are_not_overwritten(tmp_path, capsys):
     folder = tmp_path / "site"
     folder.mkdir()

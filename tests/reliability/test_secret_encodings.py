@@ -5,6 +5,8 @@ by :mod:`tests.reliability.leaks`, a decoder that knows nothing of the redactor.
 from __future__ import annotations
 
 import base64
+import json
+import textwrap
 from urllib.parse import quote
 
 import pytest
@@ -39,6 +41,12 @@ FORMS = {f"echo-{i}": form for i, form in enumerate(encodings(KEY))} | {
     # echo lines inside a JSON string: "\n" is no whitespace, so the forms make one token
     "escapes-glued-in-json-text": "\\n".join([NAMED_ENTITIES, quote(KEY, safe="")]),
     "query-value": f"https://api.example/v1?url=https%3A%2F%2Fsite.example&key={quote(KEY, safe='')}&x=1",
+    # MIME and PEM bodies wrap base64 every 76 or 64 characters: here the key's encoding spans a break
+    "base64-wrapped-at-76-across-a-break": base64.encodebytes(b"x" * 40 + b"Bearer " + KEY.encode() + b" tail" * 9).decode(),
+    "base64-wrapped-at-64-crlf": "\r\n".join(textwrap.wrap(base64.b64encode(b"y" * 30 + KEY.encode() + b"z" * 60).decode(), 64)),
+    "base64-wrapped-in-a-json-string": json.dumps(base64.encodebytes(b"x" * 40 + KEY.encode() + b" tail" * 9).decode())[1:-1],
+    # HTML numeric references need no ";" when the next character cannot continue them
+    "html-numeric-references-without-semicolons": "".join(f"&#x{ord(c):x}" if n % 2 else f"&#{ord(c)}" for n, c in enumerate(KEY)),
 }
 
 
