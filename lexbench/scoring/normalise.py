@@ -125,7 +125,7 @@ def label_normalise(text: str) -> str:
     comes first, so ``″`` reads as ``"`` rather than NFKC's two primes. Decoration stays in a text with
     more than :data:`MAX_DECORATION_MARKERS` markers."""
     folded = unicodedata.normalize("NFKC", fold_typography(text))
-    if sum(map(folded.count, "*_~`")) <= MAX_DECORATION_MARKERS:
+    if len(folded) <= MAX_DECORATION_MARKERS or sum(map(folded.count, "*_~`")) <= MAX_DECORATION_MARKERS:
         folded = _DECORATION.sub("", folded)
     return _WHITESPACE.sub(" ", folded).strip().casefold()
 

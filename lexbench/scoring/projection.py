@@ -794,6 +794,8 @@ _HEAVY_KEY = "lexbench_emphasis_heavy"
 
 def emphasis_heavy(content: str) -> bool:
     """Whether one inline block's ``content`` has more emphasis markers than :data:`MAX_EMPHASIS_MARKERS`."""
+    if len(content) <= MAX_EMPHASIS_MARKERS:
+        return False  # cannot hold that many: no counting on the ordinary paragraph
     return content.count("*") + content.count("_") + content.count("~") > MAX_EMPHASIS_MARKERS
 
 
@@ -801,6 +803,8 @@ def emphasis_note(blocks: int) -> str:
     """The projection note for ``blocks`` inline blocks read as plain text by :func:`emphasis_heavy`."""
     return (f"{blocks} inline block(s) with more than {MAX_EMPHASIS_MARKERS:,} emphasis markers read as plain "
             "text (links and strong spans there not extracted)")
+
+
 _BUDGET_CHECK_EVERY = 64  # reading the thread clock on every call would cost more than the rule
 
 
