@@ -1156,8 +1156,10 @@ class _InlineState:
             start = pos
             while pos < maximum and src[pos] in " \t\n":
                 pos += 1
-            title = parseLinkTitle(src, pos, maximum)
-            if pos < maximum and start != pos and title.ok:
+            # A title needs whitespace before it and an opening quote or parenthesis: test that first,
+            # since parseLinkTitle costs an object per call and most links have no title.
+            title = parseLinkTitle(src, pos, maximum) if pos < maximum and start != pos and src[pos] in "\"'(" else None
+            if title is not None and title.ok:
                 pos = title.pos
                 while pos < maximum and src[pos] in " \t\n":
                     pos += 1
