@@ -1,0 +1,314 @@
+"""Authoring the ``articles`` suite: review packets, one review's checks, and assembly (REVIEW.md).
+
+    python reviews/tools/articles.py packets --into DIR [--reserves N]
+    python reviews/tools/articles.py check DIR/<case>/review.json
+    python reviews/tools/articles.py assemble --packets DIR --out cases/articles
+
+A packet is what a reviewer reads for one candidate: ``capture.html`` (decompressed), ``visible.txt``
+(the capture rendered by headless Chromium with JavaScript off, as its source saved it, read as
+innerText), ``projection.txt`` (the scorer's visible-text lines, where every phrase must be found),
+``reference.txt`` (the source's reference, one numbered paragraph line each; for trafilatura-eval the
+numbered visible-text lines, since its annotation has snippets, not bodies), ``probes.json`` (titles,
+snippets, comment reference where the source has them), ``draft.json`` (the importer's unreviewed
+rule, for its mechanics only) and ``review.json`` (what the reviewer fills in; see ``REVIEW_TEMPLATE``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import hashlib
+import json
+import sys
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from lexbench.dataset.case import (  # noqa: E402
+    BodyRule, Capture, CaseKind, CaseRule, CommentContract, PostContract, ReferenceScope, Region, Rules,
+    StableGroup, StableTextDefaults, SuiteInfo, TitleBasis,
+)
+from lexbench.dataset.compile import bind_reference, sha256_bytes  # noqa: E402
+from lexbench.dataset.importers import FORMATS, build_rule  # noqa: E402
+from lexbench.dataset.importers.common import Page, detect_charset, read_index  # noqa: E402
+from lexbench.charsets import decode_page  # noqa: E402
+from lexbench.dataset.importers.html_text import html_lines, visible_text  # noqa: E402
+from lexbench.dataset.importers.reviewed import COMMENTS_DELIMITER  # noqa: E402
+from lexbench.dataset.segment import split_paragraphs  # noqa: E402
+from lexbench.dataset.selection import STRATA, select  # noqa: E402
+
+CORPUS = ROOT.parent / "shared" / "corpus"
+CARRIED = ROOT / "reviews" / "comments-real"
+FORMAT_OF = {"dragnet": "dragnet", "scrapinghub-aeb": "scrapinghub-aeb", "magic-html-bench": "magic-html-bench",
+             "trafilatura-eval": "trafilatura-eval", "harvest-forums": "harvest-forums"}
+UPSTREAM = {
+    "dragnet": ("https://github.com/j-szulc/html-cleaning-dataset-merged", "46e01a04b47051838a228bf23631430b2c9de375"),
+    "scrapinghub-aeb": ("https://github.com/scrapinghub/article-extraction-benchmark", "4a3bc979f76c0df73cb95fe272e2fc1b96f9f010"),
+    "magic-html-bench": ("https://github.com/opendatalab/magic-html", "47d4a7fed12030e906a093b074637f178cb46ef2"),
+    "trafilatura-eval": ("https://github.com/adbar/trafilatura", "e90b0ef51ab026fdb905fb6c5b3c84dd3d784fd5"),
+    "harvest-forums": ("https://github.com/fhgr/harvest", "f778b0a4112259ad246c8ac57e9d51eb149ab9ef"),
+}
+OBSERVED = "2026-12-01"
+REVIEW_TEMPLATE: dict[str, Any] = {
+    "decision": "approve | reject (reject: say why in basis; a reserve replaces it)",
+    "basis": "one or two sentences: what you checked, disagreements between reference and capture",
+    "title": "the visible heading, copied as shown (null only for a titleless post collection)",
+    "lines": None,
+    "regions": [{"label": "lead", "first_line": 1, "last_line": 3}],
+    "ending": "the last passage of the article's own prose, copied exactly from reference.txt (>= 10 fragments, ~60+ chars)",
+    "stable_groups": [{"id": "site-name", "region": "footer", "phrases": ["..."], "location": "...", "basis": None}],
+    "stable_basis": "why these phrases stay: site template text of the capture, not news of the day",
+    "page_identity": ["escaped regex of a distinctive headline phrase"],
+    "flags": [],
+    "comments": None,
+    "posts": None,
+}
+
+
+def _read(path: Path) -> bytes:
+    data = path.read_bytes()
+    return gzip.decompress(data) if path.suffix == ".gz" else data
+
+
+def _sha(path: Path) -> str:
+    return hashlib.sha256(_read(path)).hexdigest()
+
+
+def carried_keys() -> dict[str, set[str]]:
+    sources = json.loads((CARRIED / "sources.json").read_text(encoding="utf-8"))
+    return {"dragnet": {Path(entry["capture"]).name.removesuffix(".html.gz") for entry in sources["cases"].values()}}
+
+
+def picks(reserves: int) -> list[Any]:
+    index = {stratum.source: read_index(CORPUS / stratum.source) for stratum in STRATA}
+    return [pick for pick in select(index, exclude=carried_keys()) if pick.rank < _quota(pick.stratum) + reserves]
+
+
+def _quota(name: str) -> int:
+    return next(stratum.quota for stratum in STRATA if stratum.name == name)
+
+
+def _render_visible(html_files: list[Path]) -> dict[Path, str]:
+    """innerText of each capture in headless Chromium, JavaScript off (the sources saved pages so)."""
+    from playwright.sync_api import sync_playwright
+
+    out: dict[Path, str] = {}
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"])
+        context = browser.new_context(java_script_enabled=False, offline=True)
+        for path in html_files:
+            page = context.new_page()
+            try:
+                page.goto(path.as_uri(), wait_until="domcontentloaded", timeout=30000)
+                out[path] = page.inner_text("body", timeout=30000)
+            except Exception as exc:  # a packet without a rendering still gets reviewed from the projection
+                out[path] = f"(rendering failed: {exc})"
+            finally:
+                page.close()
+        browser.close()
+    return out
+
+
+def _page_and_draft(source: str, key: str, position: int) -> tuple[Any, CaseRule | None, str | None]:
+    fmt_name = "magic-html-forum" if source == "magic-html-bench" and key.startswith("forum/") else FORMAT_OF[source]
+    fmt = FORMATS[fmt_name]
+    rows = [row for row in fmt.rows(CORPUS / source) if row.key == key]
+    try:
+        page = fmt.open(CORPUS / source)(rows[0])
+    except Exception as exc:  # the importer refuses the page: the packet says why, the review decides
+        if source != "trafilatura-eval":
+            return None, None, f"the importer refuses the page: {exc}"
+        # Its title-only importer needs an annotated title; here the title and body come from review.
+        row = rows[0]
+        capture_file = CORPUS / source / row.html_file
+        page = Page(row=row, url=row.url, capture=_read(capture_file), capture_file=capture_file, reference=[],
+                    reference_file=CORPUS / source / "evaldata.json", key_tag="")
+        return page, None, f"no importer draft: {exc}"
+    try:
+        if hasattr(fmt, "build_rule"):
+            rule, reference = fmt.build_rule(page, position)
+        else:
+            rule, reference = build_rule(page, position)
+    except Exception as exc:  # the draft is a convenience; the review decides
+        return page, None, f"no draft: {exc}"
+    return page, rule, reference
+
+
+def source_files(source: str, key: str, page: Any) -> dict[str, Any]:
+    """The sources.json entry of one page (files with decompressed sha256, capture, reference spec)."""
+    home = CORPUS
+    capture_rel = str(page.capture_file.relative_to(home))
+    files: dict[str, Any] = {capture_rel: {"sha256": _sha(page.capture_file), "upstream": None}}
+    capture = {"file": capture_rel, "field": "html" if source == "harvest-forums" else None}
+    reference: dict[str, Any] | None
+    ref_rel = str(page.reference_file.relative_to(home)) if page.reference_file else None
+    if source == "dragnet":
+        reference = {"file": ref_rel, "part": "before_comments", "key": None, "field": None, "lines": None}
+    elif source == "scrapinghub-aeb":
+        reference = {"file": "scrapinghub-aeb/ground-truth.json", "part": None, "key": Path(key).name, "field": "articleBody", "lines": None}
+        ref_rel = reference["file"]
+    elif source == "magic-html-bench":
+        part, _, page_key = key.partition("/")
+        reference = {"file": f"magic-html-bench/{part}/base.json", "part": None, "key": page_key, "field": "content", "lines": None}
+        ref_rel = reference["file"]
+    elif source == "trafilatura-eval":
+        reference = {"from": "capture", "lines": None}
+        ref_rel = "trafilatura-eval/evaldata.json"
+    else:
+        reference = None
+        ref_rel = None
+    if ref_rel and ref_rel != capture_rel:
+        files[ref_rel] = {"sha256": _sha(home / ref_rel), "upstream": None}
+    return {"source": source, "key": key, "files": files, "capture": capture, "reference": reference}
+
+
+def reference_lines_of(entry: dict[str, Any], capture: bytes) -> list[str]:
+    """The reference paragraph lines a sources.json entry names (before any ``lines`` cut)."""
+    spec = entry["reference"]
+    if spec is None:
+        return []
+    if spec.get("from") == "capture":
+        return html_lines(decode_page(capture, detect_charset(capture).served)[0])
+    text = _read(CORPUS / spec["file"]).decode("utf-8")
+    if spec.get("part") == "before_comments":
+        text = COMMENTS_DELIMITER.split(text, maxsplit=1)[0]
+        return split_paragraphs(text)
+    if spec.get("field"):
+        value = json.loads(text)[spec["key"]][spec["field"]]
+        return split_paragraphs(value)
+    return split_paragraphs(text)
+
+
+def packets(into: Path, reserves: int) -> None:
+    into.mkdir(parents=True, exist_ok=True)
+    chosen = picks(reserves)
+    chosen = [p for p in chosen if p.rank < _quota(p.stratum)] + [p for p in chosen if p.rank >= _quota(p.stratum)]
+    todo: list[tuple[Path, Path]] = []
+    for number, pick in enumerate(chosen, start=13):
+        page, draft, reference = _page_and_draft(pick.source, pick.key, number)
+        case_dir = into / f"{number:03d}"
+        if page is None:
+            case_dir.mkdir(exist_ok=True)
+            (case_dir / "REFUSED.txt").write_text(f"{pick.stratum} rank {pick.rank} {pick.key}: {reference}\n", encoding="utf-8")
+            print(f"{number:03d} {pick.stratum} rank {pick.rank} {pick.key}: REFUSED {reference}", flush=True)
+            continue
+        case_dir.mkdir(exist_ok=True)
+        entry = source_files(pick.source, pick.key, page)
+        (case_dir / "capture.html").write_bytes(page.capture)
+        lines = reference_lines_of(entry, page.capture)
+        (case_dir / "reference.txt").write_text("".join(f"{i:4d}| {line}\n" for i, line in enumerate(lines, 1)), encoding="utf-8")
+        (case_dir / "projection.txt").write_text(visible_text(page.capture, detect_charset(page.capture).served), encoding="utf-8")
+        probes: dict[str, Any] = {"index_title": page.row.html_title, "lang": pick.lang, "url": pick.url}
+        if pick.source == "trafilatura-eval":
+            evaldata = json.loads(_read(CORPUS / "trafilatura-eval/evaldata.json"))
+            name = Path(page.row.html_file).name.removesuffix(".gz")
+            probes["annotation"] = next((v for v in evaldata.values() if v.get("file") == name), None)
+        if pick.source == "dragnet":
+            text = _read(CORPUS / entry["reference"]["file"]).decode("utf-8", errors="replace")
+            probes["comment_reference"] = COMMENTS_DELIMITER.split(text, maxsplit=1)[-1][:6000]
+        (case_dir / "probes.json").write_text(json.dumps(probes, ensure_ascii=False, indent=2), encoding="utf-8")
+        meta = {"number": number, "stratum": pick.stratum, "rank": pick.rank, "candidate": pick.rank < _quota(pick.stratum),
+                "order_key": pick.order_key, "lang": pick.lang, "url": pick.url, "sources_entry": entry}
+        (case_dir / "meta.json").write_text(json.dumps(meta, ensure_ascii=False, indent=2), encoding="utf-8")
+        if draft is not None:
+            (case_dir / "draft.json").write_text(json.dumps(draft.model_dump(mode="json"), ensure_ascii=False, indent=2), encoding="utf-8")
+        else:
+            (case_dir / "draft.json").write_text(json.dumps({"error": reference}, indent=2), encoding="utf-8")
+        todo.append((case_dir, case_dir / "capture.html"))
+        print(f"{number:03d} {pick.stratum} rank {pick.rank} {pick.key}", flush=True)
+    rendered = _render_visible([path for _, path in todo])
+    for case_dir, path in todo:
+        (case_dir / "visible.txt").write_text(rendered[path], encoding="utf-8")
+
+
+def build(case_dir: Path, review: dict[str, Any]) -> tuple[CaseRule, dict[str, Any], str | None, bytes]:
+    """The CaseRule, sources.json entry, reference text and capture bytes of one filled-in review."""
+    meta = json.loads((case_dir / "meta.json").read_text(encoding="utf-8"))
+    draft = json.loads((case_dir / "draft.json").read_text(encoding="utf-8"))
+    entry = json.loads(json.dumps(meta["sources_entry"]))
+    capture = (case_dir / "capture.html").read_bytes()
+    case_id = review["id"]
+    kind = CaseKind(review.get("kind") or draft.get("kind") or "fixed_article")
+    body = None
+    reference = None
+    if entry["reference"] is not None and kind is CaseKind.FIXED_ARTICLE:
+        entry["reference"]["lines"] = review.get("lines")
+        lines = reference_lines_of(entry, capture)
+        if review.get("lines"):
+            first, last = review["lines"]
+            lines = lines[first - 1:last]
+        reference = "\n".join(lines)
+        body = BodyRule(
+            contract_version=4, segmentation_version=3,
+            reference=bind_reference(reference, f"references/{case_id}.txt"),
+            reference_scope=ReferenceScope(kind=review.get("scope", "complete"), end=review["ending"],
+                                           cutoff_evidence=review.get("cutoff_evidence")),
+            regions=[Region(**region) for region in review["regions"]],
+        )
+    charset = detect_charset(capture)
+    rule = CaseRule(
+        id=case_id,
+        name=review.get("name") or review["title"] or draft.get("name"),
+        url=meta["url"],
+        category=case_id.split("-", 1)[0],
+        track="comments" if review.get("comments") else ("posts" if kind is CaseKind.POST_COLLECTION else "body"),
+        task_prompt=review.get("task_prompt") or draft.get("task_prompt"),
+        kind=kind,
+        lang=review.get("lang") or meta["lang"],
+        capture=Capture(path=f"captures/{case_id}.html", sha256=sha256_bytes(capture),
+                        content_type=f"text/html; charset={charset.served}"),
+        title=review["title"],
+        title_basis=TitleBasis.OBSERVED if review["title"] else TitleBasis(review.get("title_basis", "not_in_source")),
+        body=body,
+        stable_text_review_defaults=StableTextDefaults(basis=review["stable_basis"], observed=date.fromisoformat(OBSERVED)),
+        stable_groups=[StableGroup(**group) for group in review["stable_groups"]],
+        page_identity=review["page_identity"],
+        flags=review.get("flags", []),
+        comments=CommentContract(**review["comments"]) if review.get("comments") else None,
+        posts=PostContract(**review["posts"]) if review.get("posts") else None,
+    )
+    return rule, entry, reference, capture
+
+
+def check(review_path: Path) -> int:
+    """Build one review's rule and run the REVIEW.md checks on its evidence; print problems, return 1 if any."""
+    from lexbench.evals.articles import case_problems  # the same checks the suite's tests run
+
+    case_dir = review_path.parent
+    review = json.loads(review_path.read_text(encoding="utf-8"))
+    if review.get("decision") != "approve":
+        print(f"{case_dir.name}: decision is {review.get('decision')!r}: nothing to check")
+        return 0
+    try:
+        rule, _entry, reference, capture = build(case_dir, review)
+    except Exception as exc:
+        print(f"{case_dir.name}: the review does not build a valid rule: {exc}")
+        return 1
+    problems = case_problems(rule, capture, reference)
+    for problem in problems:
+        print(f"{case_dir.name}: {problem}")
+    if not problems:
+        print(f"{case_dir.name}: ok ({rule.id})")
+    return 1 if problems else 0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("packets")
+    p.add_argument("--into", type=Path, required=True)
+    p.add_argument("--reserves", type=int, default=3)
+    c = sub.add_parser("check")
+    c.add_argument("review", type=Path, nargs="+")
+    args = parser.parse_args()
+    if args.command == "packets":
+        packets(args.into, args.reserves)
+        return 0
+    return max(check(path) for path in args.review)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
