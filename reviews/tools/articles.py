@@ -273,11 +273,13 @@ def build(case_dir: Path, review: dict[str, Any]) -> tuple[CaseRule, dict[str, A
     return rule, entry, reference, capture
 
 
-def check(review_path: Path) -> int:
-    """Build one review's rule and run the REVIEW.md checks on its evidence; print problems, return 1 if any."""
+def check(review_path: Path, packet: Path | None = None) -> int:
+    """Build one review's rule and run the REVIEW.md checks on its evidence; print problems, return 1 if any.
+
+    ``packet`` is the candidate's packet folder (default: the review's own folder)."""
     from lexbench.evals.articles import case_problems  # the same checks the suite's tests run
 
-    case_dir = review_path.parent
+    case_dir = packet or review_path.parent
     review = json.loads(review_path.read_text(encoding="utf-8"))
     if review.get("decision") != "approve":
         print(f"{case_dir.name}: decision is {review.get('decision')!r}: nothing to check")
@@ -303,11 +305,12 @@ def main() -> int:
     p.add_argument("--reserves", type=int, default=3)
     c = sub.add_parser("check")
     c.add_argument("review", type=Path, nargs="+")
+    c.add_argument("--packet", type=Path, default=None, help="the packet folder when the review lives elsewhere")
     args = parser.parse_args()
     if args.command == "packets":
         packets(args.into, args.reserves)
         return 0
-    return max(check(path) for path in args.review)
+    return max(check(path, args.packet) for path in args.review)
 
 
 if __name__ == "__main__":
