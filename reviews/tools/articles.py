@@ -297,6 +297,118 @@ def check(review_path: Path, packet: Path | None = None) -> int:
     return 1 if problems else 0
 
 
+def upstream_path(source: str, corpus_path: str) -> str:
+    """Where a corpus file sits in its source's public repository at the pinned commit (corpus README)."""
+    rel = corpus_path.split("/", 1)[1]
+    name = Path(rel).name
+    if source == "dragnet":
+        stem = name.removesuffix(".html.gz").removesuffix(".html.corrected.txt")
+        return f"dragnet_data/input/{stem}.html" if rel.startswith("HTML/") else f"dragnet_data/GoldStandard/{stem}.txt"
+    if source == "scrapinghub-aeb":
+        return rel
+    if source == "magic-html-bench":
+        return "benchmark/data/" + rel.removesuffix(".gz")
+    if source == "trafilatura-eval":
+        if rel == "evaldata.json":
+            return "tests/evaldata.json"
+        file = name.removesuffix(".gz")
+        hashed = len(file) == 37 and file.endswith(".html") and all(c in "0123456789abcdef" for c in file[:32])
+        return ("tests/eval/" if hashed else "tests/cache/") + file
+    if source == "harvest-forums":
+        return "corpus/" + rel.removesuffix(".gz")
+    raise ValueError(f"no upstream layout for {source}")
+
+
+def _fallback_id(meta: dict[str, Any]) -> str:
+    from lexbench.dataset.importers.common import domain_slug
+
+    return f"article-{meta['number']:03d}-{(meta['lang'] or 'en')[:3]}-{domain_slug(meta['url']) or 'page'}"
+
+
+def assemble(packets_dir: Path, out: Path, evidence: Path) -> int:
+    """Reviews → ``rules.json``, ``cohort.json``, ``sources.json`` of the suite and the evidence files.
+
+    Approved reviews become cases in packet order; a rejected candidate stays in the cohort as
+    ``replaced`` (or ``removed``) with its decision and basis; unused reserve numbers below the highest
+    used one are recorded as gaps."""
+    from lexbench.dataset.cohort import Candidate, CandidateStatus, Cohort, Decision, Gap, RevisionEntry
+    from lexbench.dataset.compile import dump_json
+
+    rules: list[CaseRule] = []
+    sources: dict[str, Any] = {}
+    candidates: list[Candidate] = []
+    decisions: list[Decision] = []
+    used: set[int] = set()
+    reviews: dict[int, tuple[Path, dict[str, Any], dict[str, Any]]] = {}
+    for case_dir in sorted(packets_dir.iterdir()):
+        review_path = case_dir / "review.json"
+        if not review_path.is_file():
+            continue
+        meta = json.loads((case_dir / "meta.json").read_text(encoding="utf-8")) if (case_dir / "meta.json").is_file() else {
+            "number": int(case_dir.name), "url": "", "lang": "en"}
+        reviews[int(case_dir.name)] = (case_dir, json.loads(review_path.read_text(encoding="utf-8")), meta)
+    replacements = {}
+    for number, (case_dir, review, meta) in sorted(reviews.items()):
+        if review.get("decision") != "approve":
+            target = review.get("replaced_by")
+            replacements[number] = target
+    for number, (case_dir, review, meta) in sorted(reviews.items()):
+        used.add(number)
+        entry_source = meta.get("sources_entry", {})
+        origin = f"{entry_source.get('source', 'corpus')}:{entry_source.get('key', case_dir.name)}"
+        if meta.get("stratum"):
+            origin += f" (stratum {meta['stratum']}" + (f", rank {meta['rank']})" if meta.get("rank") is not None else ")")
+        if review.get("decision") == "approve":
+            rule, entry, reference, capture = build(case_dir, review)
+            if rule.kind is not CaseKind.FIXED_ARTICLE:
+                entry["reference"] = None
+            for path in entry["files"]:
+                entry["files"][path]["upstream"] = upstream_path(entry["source"], path)
+            rules.append(rule)
+            sources[rule.id] = entry
+            (evidence / "captures").mkdir(parents=True, exist_ok=True)
+            (evidence / "captures" / f"{rule.id}.html").write_bytes(capture)
+            if reference is not None and rule.body is not None:
+                (evidence / "references").mkdir(parents=True, exist_ok=True)
+                (evidence / "references" / f"{rule.id}.txt").write_bytes(reference.encode("utf-8"))
+            candidates.append(Candidate(id=rule.id, name=rule.name, url=rule.url, status=CandidateStatus.APPROVED,
+                                        added_in=1, source=origin))
+        else:
+            cid = review.get("id") or _fallback_id(meta)
+            replacement = review.get("replaced_by")
+            if replacement is None:  # reviewers name the replacing reserve packet in the basis
+                import re
+
+                named = [int(n) for n in re.findall(r"\b(1[0-3]\d)\b", review.get("basis") or "")]
+                replacement = next((n for n in named if n in reviews and reviews[n][1].get("decision") == "approve"), None)
+            replacement_id = None
+            if replacement is not None and int(replacement) in reviews:
+                replacement_id = reviews[int(replacement)][1].get("id")
+            status = CandidateStatus.REPLACED if replacement_id else CandidateStatus.REMOVED
+            candidates.append(Candidate(id=cid, name=review.get("title") or meta.get("url") or cid, url=meta.get("url") or "about:blank",
+                                        status=status, added_in=1, source=origin))
+            decisions.append(Decision(action="replace" if replacement_id else "remove", case=cid, replacement=replacement_id,
+                                      revision=1, reviewed=date.fromisoformat(OBSERVED), basis=review.get("basis") or "rejected in review",
+                                      original={"id": cid, "url": meta.get("url"), "source": origin}))
+    highest = max(used)
+    gaps = [Gap(number=n, reason="a reserve of its stratum that no rejection called on (selection order kept)")
+            for n in range(1, highest + 1) if n not in used]
+    suite = SuiteInfo(id="articles", revision=1, name="articles: reviewed real pages from public extraction benchmarks",
+                      description="100 reviewed cases over frozen real pages (see cases/articles/README.md)")
+    rule_set = Rules(suite=suite, cases=rules)
+    cohort = Cohort(schema_version=1, suite="articles", revision=1, candidates=candidates, gaps=gaps, decisions=decisions,
+                    history=[RevisionEntry(revision=1, date=date.fromisoformat(OBSERVED), inventory=len(rules),
+                                           summary="first revision: candidates drawn by lexbench.dataset.selection, each reviewed")])
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "rules.json").write_bytes(dump_json(rule_set.model_dump(mode="json")))
+    (out / "cohort.json").write_bytes(dump_json(cohort.model_dump(mode="json")))
+    upstream = {name: {"repository": repo, "commit": commit} for name, (repo, commit) in UPSTREAM.items()}
+    (out / "sources.json").write_bytes(dump_json({"schema_version": 1, "evidence_home": "../shared/corpus",
+                                                 "upstream": upstream, "cases": sources}))
+    print(f"assembled {len(rules)} cases, {len(decisions)} decisions, {len(gaps)} gaps into {out}; evidence in {evidence}")
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -306,7 +418,13 @@ def main() -> int:
     c = sub.add_parser("check")
     c.add_argument("review", type=Path, nargs="+")
     c.add_argument("--packet", type=Path, default=None, help="the packet folder when the review lives elsewhere")
+    a = sub.add_parser("assemble")
+    a.add_argument("--packets", type=Path, required=True)
+    a.add_argument("--out", type=Path, required=True)
+    a.add_argument("--evidence", type=Path, required=True)
     args = parser.parse_args()
+    if args.command == "assemble":
+        return assemble(args.packets, args.out, args.evidence)
     if args.command == "packets":
         packets(args.into, args.reserves)
         return 0
