@@ -42,25 +42,14 @@ def _case(rule: CaseRule, reference: str | None) -> Case:
     return Case(**rule.model_dump(), reference_text=reference)
 
 
+_XML_DECLARATION = re.compile(r"\A\ufeff?\s*<\?xml\s[^>]*\?>")
+
+
 def capture_html(rule: CaseRule, capture: bytes) -> str:
-    """The capture decoded as its rule's content type says (undecodable bytes become U+FFFD)."""
+    """The capture decoded as its rule's content type says (undecodable bytes become U+FFFD), without
+    an XML declaration (lxml refuses one in decoded text)."""
     label = rule.capture.content_type.partition("charset=")[2] or detect_charset(capture).served
-    return decode_page(capture, label)[0]
-
-
-def _remove_text(html: str, texts: list[str]) -> str:
-    """``html`` with every element whose own text contains one of ``texts`` (normalised) emptied."""
-    root = lxml.html.document_fromstring(html)
-    wanted = [normalise(text) for text in texts if normalise(text)]
-    for element in root.iter():
-        if not isinstance(element.tag, str):
-            continue
-        own = normalise((element.text or "") + " ".join((child.tail or "") for child in element))
-        if any(want in own or (own and own in want and len(own) > 20) for want in wanted):
-            element.text = ""
-            for child in element:
-                child.tail = ""
-    return lxml.html.tostring(root, encoding="unicode")
+    return _XML_DECLARATION.sub("", decode_page(capture, label)[0], count=1)
 
 
 def controls(case: Case, html: str) -> list[tuple[str, Component, Callable[[], ProviderResult]]]:
@@ -75,7 +64,11 @@ def controls(case: Case, html: str) -> list[tuple[str, Component, Callable[[], P
         return _answer("\n".join(parts), "text")
 
     if case.title:
-        out.append(("title removed", Component.TITLE, lambda: echo(lines, title=False)))
+        # The reference may open with the headline (magic-html, dragnet): it goes too, so the control
+        # answers with every body sentence but no title line anywhere.
+        title = normalise(case.title)
+        untitled = [line for line in lines if normalise(line) != title]
+        out.append(("title removed", Component.TITLE, lambda: echo(untitled, title=False)))
     if case.body is not None:
         for region in case.body.regions:
             kept = lines[: region.first_line - 1] + lines[region.last_line:]
