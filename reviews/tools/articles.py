@@ -182,12 +182,23 @@ def reference_lines_of(entry: dict[str, Any], capture: bytes) -> list[str]:
     return split_paragraphs(text)
 
 
-def packets(into: Path, reserves: int) -> None:
+def packets(into: Path, reserves: int, *, more: list[str] | None = None, start: int | None = None) -> None:
+    """Write the packets of every candidate and ``reserves`` reserves per stratum, numbered from 13 in
+    stratum order (candidates first). ``more`` (``<stratum>:<first rank>-<last rank>``) writes further
+    reserves only, numbered from ``start``, when the first reserves ran out."""
     into.mkdir(parents=True, exist_ok=True)
-    chosen = picks(reserves)
-    chosen = [p for p in chosen if p.rank < _quota(p.stratum)] + [p for p in chosen if p.rank >= _quota(p.stratum)]
+    if more:
+        chosen = []
+        everything = picks(10_000)
+        for spec in more:
+            name, _, ranks = spec.rpartition(":")
+            first, _, last = ranks.partition("-")
+            chosen += [p for p in everything if p.stratum == name and int(first) <= p.rank <= int(last or first)]
+    else:
+        chosen = picks(reserves)
+        chosen = [p for p in chosen if p.rank < _quota(p.stratum)] + [p for p in chosen if p.rank >= _quota(p.stratum)]
     todo: list[tuple[Path, Path]] = []
-    for number, pick in enumerate(chosen, start=13):
+    for number, pick in enumerate(chosen, start=start or 13):
         page, draft, reference = _page_and_draft(pick.source, pick.key, number)
         case_dir = into / f"{number:03d}"
         if page is None:
@@ -409,12 +420,88 @@ def assemble(packets_dir: Path, out: Path, evidence: Path) -> int:
     return 0
 
 
+def _norm(text: str | None) -> str:
+    from lexbench.scoring.normalise import normalise
+
+    return normalise(text or "").casefold()
+
+
+def _absolute_starts(review: dict[str, Any]) -> list[int]:
+    offset = (review.get("lines") or [1])[0] - 1
+    return [region["first_line"] + offset for region in review.get("regions") or []][1:]
+
+
+def _phrases(review: dict[str, Any]) -> set[str]:
+    return {_norm(phrase) for group in review.get("stable_groups") or [] for phrase in group.get("phrases", [])}
+
+
+def _matches(patterns: list[str], text: str | None) -> bool:
+    import re
+
+    return bool(text) and all(re.search(pattern, text or "", re.IGNORECASE) for pattern in patterns)
+
+
+def agreement(packets_dir: Path, blind_dir: Path) -> int:
+    """Per decision kind, how often the blind second review reached the first review's decision.
+
+    Kinds and what counts as the same decision: ``decision`` (approve/reject); ``title`` (equal after
+    the scorer's normal form); ``ending`` (the same final passage: the normalised endings share their
+    last 40 characters); ``scope`` (the reference cut starts and ends within 2 lines); ``regions`` (the reviews cut
+    at the same chapter breaks: every boundary of the coarser lies within 2 lines of one of the finer's,
+    so they differ at most in how many adjacent chapters were merged under the five-region cap);
+    ``regions (same cuts)`` (the stricter: every boundary of each lies within 2 lines of the other's); ``stable groups`` (at
+    least two phrases in common); ``identity`` (both reviews' patterns match the capture's text);
+    ``record count`` (equal comment/post baseline, or both none). Only packets both approved are
+    compared beyond ``decision``."""
+    kinds = ["decision", "title", "ending", "scope", "regions", "regions (same cuts)", "stable groups", "identity",
+             "record count"]
+    agree = {kind: 0 for kind in kinds}
+    total = {kind: 0 for kind in kinds}
+    rows = []
+    for blind_path in sorted(blind_dir.glob("*.json")):
+        first_path = packets_dir / blind_path.stem / "review.json"
+        if not first_path.is_file():
+            continue
+        first = json.loads(first_path.read_text(encoding="utf-8"))
+        second = json.loads(blind_path.read_text(encoding="utf-8"))
+        same: dict[str, bool] = {"decision": first.get("decision") == second.get("decision")}
+        if first.get("decision") == second.get("decision") == "approve":
+            same["title"] = _norm(first.get("title")) == _norm(second.get("title"))
+            if first.get("ending") or second.get("ending"):
+                same["ending"] = _norm(first.get("ending"))[-40:] == _norm(second.get("ending"))[-40:]
+                a, b = first.get("lines"), second.get("lines")
+                same["scope"] = (a is None and b is None) or (a is not None and b is not None and abs(a[0] - b[0]) <= 2 and abs(a[1] - b[1]) <= 2)
+                sa, sb = _absolute_starts(first), _absolute_starts(second)
+                within = lambda xs, ys: all(any(abs(x - y) <= 2 for y in ys) for x in xs)  # noqa: E731
+                same["regions (same cuts)"] = within(sa, sb) and within(sb, sa)
+                coarse, fine = (sa, sb) if len(sa) <= len(sb) else (sb, sa)
+                same["regions"] = within(coarse, fine)
+            same["stable groups"] = len(_phrases(first) & _phrases(second)) >= 2
+            page = (packets_dir / blind_path.stem / "projection.txt").read_text(encoding="utf-8")
+            same["identity"] = _matches(first.get("page_identity") or [], page) and _matches(second.get("page_identity") or [], page)
+            count = lambda r: (r.get("comments") or r.get("posts") or {}).get("baseline")  # noqa: E731
+            same["record count"] = count(first) == count(second)
+        for kind, value in same.items():
+            total[kind] += 1
+            agree[kind] += value
+        rows.append((blind_path.stem, [kind for kind, value in same.items() if not value]))
+    print("| decision kind | agreed | compared | rate |\n|---|---|---|---|")
+    for kind in kinds:
+        rate = f"{agree[kind] / total[kind]:.0%}" if total[kind] else "n/a"
+        print(f"| {kind} | {agree[kind]} | {total[kind]} | {rate} |")
+    for packet, differs in rows:
+        print(f"{packet}: {'agree on all' if not differs else 'differ on ' + ', '.join(differs)}")
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("packets")
     p.add_argument("--into", type=Path, required=True)
     p.add_argument("--reserves", type=int, default=3)
+    p.add_argument("--more", action="append", default=None, help="<stratum>:<first>-<last> reserve ranks only")
+    p.add_argument("--start", type=int, default=None, help="the first packet number of --more")
     c = sub.add_parser("check")
     c.add_argument("review", type=Path, nargs="+")
     c.add_argument("--packet", type=Path, default=None, help="the packet folder when the review lives elsewhere")
@@ -422,11 +509,16 @@ def main() -> int:
     a.add_argument("--packets", type=Path, required=True)
     a.add_argument("--out", type=Path, required=True)
     a.add_argument("--evidence", type=Path, required=True)
+    g = sub.add_parser("agreement")
+    g.add_argument("--packets", type=Path, required=True)
+    g.add_argument("--blind", type=Path, required=True)
     args = parser.parse_args()
+    if args.command == "agreement":
+        return agreement(args.packets, args.blind)
     if args.command == "assemble":
         return assemble(args.packets, args.out, args.evidence)
     if args.command == "packets":
-        packets(args.into, args.reserves)
+        packets(args.into, args.reserves, more=args.more, start=args.start)
         return 0
     return max(check(path, args.packet) for path in args.review)
 
