@@ -52,6 +52,10 @@ UPSTREAM = {
     "harvest-forums": ("https://github.com/fhgr/harvest", "f778b0a4112259ad246c8ac57e9d51eb149ab9ef"),
 }
 OBSERVED = "2026-12-01"
+TASK_PROMPT = "Fetch the page at its URL and return its readable content."
+COMMENTS_PROMPT = ("Return the readable content of this page: its title, the complete article and the comments "
+                   "displayed under it.")
+POSTS_PROMPT = "Fetch the forum thread at its URL and return its readable content, every displayed post with its author."
 REVIEW_TEMPLATE: dict[str, Any] = {
     "decision": "approve | reject (reject: say why in basis; a reserve replaces it)",
     "basis": "one or two sentences: what you checked, disagreements between reference and capture",
@@ -266,9 +270,9 @@ def build(case_dir: Path, review: dict[str, Any]) -> tuple[CaseRule, dict[str, A
         url=meta["url"],
         category=case_id.split("-", 1)[0],
         track="comments" if review.get("comments") else ("posts" if kind is CaseKind.POST_COLLECTION else "body"),
-        task_prompt=review.get("task_prompt") or draft.get("task_prompt"),
+        task_prompt=(COMMENTS_PROMPT if review.get("comments") else POSTS_PROMPT if review.get("posts") else TASK_PROMPT),
         kind=kind,
-        lang=review.get("lang") or meta["lang"],
+        lang=case_id.split("-")[2],
         capture=Capture(path=f"captures/{case_id}.html", sha256=sha256_bytes(capture),
                         content_type=f"text/html; charset={charset.served}"),
         title=review["title"],
@@ -280,8 +284,18 @@ def build(case_dir: Path, review: dict[str, Any]) -> tuple[CaseRule, dict[str, A
         flags=review.get("flags", []),
         comments=CommentContract(**review["comments"]) if review.get("comments") else None,
         posts=PostContract(**review["posts"]) if review.get("posts") else None,
+        **_probes(case_dir),
     )
     return rule, entry, reference, capture
+
+
+def _probes(case_dir: Path) -> dict[str, Any]:
+    """trafilatura-eval's ``with``/``without`` snippets of the page, as the rule's diagnostic probes."""
+    annotation = json.loads((case_dir / "probes.json").read_text(encoding="utf-8")).get("annotation")
+    if not annotation or "probes" not in CaseRule.model_fields:
+        return {}
+    return {"probes": {"with": [s for s in annotation.get("with", []) if s.strip()],
+                       "without": [s for s in annotation.get("without", []) if s.strip()]}}
 
 
 def check(review_path: Path, packet: Path | None = None) -> int:
@@ -387,7 +401,7 @@ def assemble(packets_dir: Path, out: Path, evidence: Path) -> int:
         else:
             cid = review.get("id") or _fallback_id(meta)
             replacement = review.get("replaced_by")
-            if replacement is None:  # reviewers name the replacing reserve packet in the basis
+            if "replaced_by" not in review:  # reviewers name the replacing reserve packet in the basis
                 import re
 
                 named = [int(n) for n in re.findall(r"\b(1[0-3]\d)\b", review.get("basis") or "")]
