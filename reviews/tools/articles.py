@@ -350,7 +350,7 @@ def _fallback_id(meta: dict[str, Any]) -> str:
     return f"article-{meta['number']:03d}-{(meta['lang'] or 'en')[:3]}-{domain_slug(meta['url']) or 'page'}"
 
 
-def assemble(packets_dir: Path, out: Path, evidence: Path) -> int:
+def assemble(packets_dir: Path, out: Path, evidence: Path, blind: Path | None = None, resolutions: Path | None = None) -> int:
     """Reviews → ``rules.json``, ``cohort.json``, ``sources.json`` of the suite and the evidence files.
 
     Approved reviews become cases in packet order; a rejected candidate stays in the cohort as
@@ -361,6 +361,8 @@ def assemble(packets_dir: Path, out: Path, evidence: Path) -> int:
 
     rules: list[CaseRule] = []
     sources: dict[str, Any] = {}
+    notes: dict[str, Any] = {}
+    resolved = json.loads(resolutions.read_text(encoding="utf-8")) if resolutions else {}
     candidates: list[Candidate] = []
     decisions: list[Decision] = []
     used: set[int] = set()
@@ -391,6 +393,16 @@ def assemble(packets_dir: Path, out: Path, evidence: Path) -> int:
                 entry["files"][path]["upstream"] = upstream_path(entry["source"], path)
             rules.append(rule)
             sources[rule.id] = entry
+            note: dict[str, Any] = {"packet": case_dir.name, "basis": review.get("basis")}
+            second = blind / f"{case_dir.name}.json" if blind else None
+            if second is not None and second.is_file():
+                same = compare(review, json.loads(second.read_text(encoding="utf-8")),
+                               (case_dir / "projection.txt").read_text(encoding="utf-8"))
+                differs = [kind for kind, value in same.items() if not value]
+                note["second_review"] = "agreed on every decision" if not differs else "differed on " + ", ".join(differs)
+                if differs and case_dir.name in resolved:
+                    note["resolution"] = resolved[case_dir.name]
+            notes[rule.id] = note
             (evidence / "captures").mkdir(parents=True, exist_ok=True)
             (evidence / "captures" / f"{rule.id}.html").write_bytes(capture)
             if reference is not None and rule.body is not None:
@@ -430,6 +442,7 @@ def assemble(packets_dir: Path, out: Path, evidence: Path) -> int:
     upstream = {name: {"repository": repo, "commit": commit} for name, (repo, commit) in UPSTREAM.items()}
     (out / "sources.json").write_bytes(dump_json({"schema_version": 1, "evidence_home": "../shared/corpus",
                                                  "upstream": upstream, "cases": sources}))
+    (out / "review-notes.json").write_bytes(dump_json({"schema_version": 1, "observed": OBSERVED, "cases": notes}))
     print(f"assembled {len(rules)} cases, {len(decisions)} decisions, {len(gaps)} gaps into {out}; evidence in {evidence}")
     return 0
 
@@ -455,6 +468,27 @@ def _matches(patterns: list[str], text: str | None) -> bool:
     return bool(text) and all(re.search(pattern, text or "", re.IGNORECASE) for pattern in patterns)
 
 
+def compare(first: dict[str, Any], second: dict[str, Any], page: str) -> dict[str, bool]:
+    """Whether two reviews of one packet reached the same decision, per decision kind (see :func:`agreement`)."""
+    same: dict[str, bool] = {"decision": first.get("decision") == second.get("decision")}
+    if first.get("decision") == second.get("decision") == "approve":
+        same["title"] = _norm(first.get("title")) == _norm(second.get("title"))
+        if first.get("ending") or second.get("ending"):
+            same["ending"] = _norm(first.get("ending"))[-40:] == _norm(second.get("ending"))[-40:]
+            a, b = first.get("lines"), second.get("lines")
+            same["scope"] = (a is None and b is None) or (a is not None and b is not None and abs(a[0] - b[0]) <= 2 and abs(a[1] - b[1]) <= 2)
+            sa, sb = _absolute_starts(first), _absolute_starts(second)
+            within = lambda xs, ys: all(any(abs(x - y) <= 2 for y in ys) for x in xs)  # noqa: E731
+            same["regions (same cuts)"] = within(sa, sb) and within(sb, sa)
+            coarse, fine = (sa, sb) if len(sa) <= len(sb) else (sb, sa)
+            same["regions"] = within(coarse, fine)
+        same["stable groups"] = len(_phrases(first) & _phrases(second)) >= 2
+        same["identity"] = _matches(first.get("page_identity") or [], page) and _matches(second.get("page_identity") or [], page)
+        count = lambda r: (r.get("comments") or r.get("posts") or {}).get("baseline")  # noqa: E731
+        same["record count"] = count(first) == count(second)
+    return same
+
+
 def agreement(packets_dir: Path, blind_dir: Path) -> int:
     """Per decision kind, how often the blind second review reached the first review's decision.
 
@@ -478,23 +512,8 @@ def agreement(packets_dir: Path, blind_dir: Path) -> int:
             continue
         first = json.loads(first_path.read_text(encoding="utf-8"))
         second = json.loads(blind_path.read_text(encoding="utf-8"))
-        same: dict[str, bool] = {"decision": first.get("decision") == second.get("decision")}
-        if first.get("decision") == second.get("decision") == "approve":
-            same["title"] = _norm(first.get("title")) == _norm(second.get("title"))
-            if first.get("ending") or second.get("ending"):
-                same["ending"] = _norm(first.get("ending"))[-40:] == _norm(second.get("ending"))[-40:]
-                a, b = first.get("lines"), second.get("lines")
-                same["scope"] = (a is None and b is None) or (a is not None and b is not None and abs(a[0] - b[0]) <= 2 and abs(a[1] - b[1]) <= 2)
-                sa, sb = _absolute_starts(first), _absolute_starts(second)
-                within = lambda xs, ys: all(any(abs(x - y) <= 2 for y in ys) for x in xs)  # noqa: E731
-                same["regions (same cuts)"] = within(sa, sb) and within(sb, sa)
-                coarse, fine = (sa, sb) if len(sa) <= len(sb) else (sb, sa)
-                same["regions"] = within(coarse, fine)
-            same["stable groups"] = len(_phrases(first) & _phrases(second)) >= 2
-            page = (packets_dir / blind_path.stem / "projection.txt").read_text(encoding="utf-8")
-            same["identity"] = _matches(first.get("page_identity") or [], page) and _matches(second.get("page_identity") or [], page)
-            count = lambda r: (r.get("comments") or r.get("posts") or {}).get("baseline")  # noqa: E731
-            same["record count"] = count(first) == count(second)
+        page = (packets_dir / blind_path.stem / "projection.txt").read_text(encoding="utf-8")
+        same = compare(first, second, page)
         for kind, value in same.items():
             total[kind] += 1
             agree[kind] += value
@@ -523,6 +542,8 @@ def main() -> int:
     a.add_argument("--packets", type=Path, required=True)
     a.add_argument("--out", type=Path, required=True)
     a.add_argument("--evidence", type=Path, required=True)
+    a.add_argument("--blind", type=Path, default=None, help="the blind second reviews (NNN.json)")
+    a.add_argument("--resolutions", type=Path, default=None, help="how each disagreement was resolved ({packet: text})")
     g = sub.add_parser("agreement")
     g.add_argument("--packets", type=Path, required=True)
     g.add_argument("--blind", type=Path, required=True)
@@ -530,7 +551,7 @@ def main() -> int:
     if args.command == "agreement":
         return agreement(args.packets, args.blind)
     if args.command == "assemble":
-        return assemble(args.packets, args.out, args.evidence)
+        return assemble(args.packets, args.out, args.evidence, args.blind, args.resolutions)
     if args.command == "packets":
         packets(args.into, args.reserves, more=args.more, start=args.start)
         return 0
