@@ -167,13 +167,16 @@ def generate_bindings(dataset_bytes: bytes, *, directory: str, decoded: Any = No
     return Bindings(dataset_hash, catalog, tasks, source_inputs, build_registry_entry(dataset, files, directory))
 
 
-def write_bindings(root: Path, *, registry: Path | None) -> Bindings:
-    """(Re)generate the bindings of ``root/dataset.json`` and write them into ``root`` in order, then
-    update this suite's entry in ``registry`` (when given; other entries are kept as they are).
+def write_bindings(root: Path, *, registry: Path | None, dataset_bytes: bytes | None = None) -> Bindings:
+    """(Re)generate the bindings of ``root/dataset.json`` (or of ``dataset_bytes``, the external dataset of
+    a suite that does not commit it) and write them into ``root`` in order, then update this suite's
+    entry in ``registry`` (when given; other entries are kept as they are).
 
     Binding files are derived data and are replaced; each write is atomic. Returns the bindings.
     """
-    bindings = generate_bindings((root / DATASET_NAME).read_bytes(), directory=root.name)
+    if dataset_bytes is None:
+        dataset_bytes = (root / DATASET_NAME).read_bytes()
+    bindings = generate_bindings(dataset_bytes, directory=root.name)
     for name, data in bindings.files().items():
         replace_file(root / name, data)
     if registry is not None:
@@ -516,6 +519,14 @@ def verify_inputs(root: Path, source: Path, *, evidence_home: Path | None = None
     from lexbench.dataset.suite import load_dataset
     from lexbench.errors import RulesError
 
+    external = not (root / DATASET_NAME).is_file()
+    if external and not (root / SOURCE_INPUTS_NAME).is_file():
+        return [f"{root / SOURCE_INPUTS_NAME}: missing; publish the suite's bindings first (lexbench publish)"]
+    evidence_home = evidence_home if evidence_home is not None else source / "evidence"
+    if external:
+        # The suite commits no dataset.json: the source's must be the pinned one, and the bindings are
+        # validated against it.
+        return _verify_external_inputs(root, source, evidence_home, registry, committed)
     problems = validate_suite(root, registry=registry, committed=committed)
     if problems:
         return ["the suite's own bindings do not agree (run lexbench validate):", *problems]
@@ -523,7 +534,6 @@ def verify_inputs(root: Path, source: Path, *, evidence_home: Path | None = None
         return [f"{root / SOURCE_INPUTS_NAME}: missing; publish the suite's bindings first (lexbench publish)"]
     pinned_inputs = read_json(root / SOURCE_INPUTS_NAME)
     pinned_hash = pinned_inputs["files"][DATASET_NAME]
-    evidence_home = evidence_home if evidence_home is not None else source / "evidence"
 
     def show(path: Path) -> str:
         try:
@@ -547,8 +557,48 @@ def verify_inputs(root: Path, source: Path, *, evidence_home: Path | None = None
         pinned = load_dataset(root / DATASET_NAME)
     except RulesError as exc:
         return [*problems, str(exc)]
+    return problems + _evidence_problems(pinned, evidence_home, show)
+
+
+def _verify_external_inputs(root: Path, source: Path, evidence_home: Path, registry: Path | None,
+                            committed: bool) -> list[str]:
+    from lexbench.dataset.case import Dataset
+
+    pinned_inputs = read_json(root / SOURCE_INPUTS_NAME)
+    pinned_hash = pinned_inputs["files"][DATASET_NAME]
+    source_dataset = source / DATASET_NAME
+
+    def show(path: Path) -> str:
+        try:
+            return str(path.relative_to(source))
+        except ValueError:
+            return str(path)
+
+    try:
+        data = source_dataset.read_bytes()
+    except FileNotFoundError:
+        return [f"{show(source_dataset)}: missing (the input directory must hold the compiled dataset; "
+                f"lexbench fetch-evidence --suite {root.name} writes one)"]
+    if sha256_bytes(data) != pinned_hash:
+        return [f"{show(source_dataset)}: sha256 {sha256_bytes(data)}, but {SOURCE_INPUTS_NAME} pins {pinned_hash} "
+                f"({pinned_inputs['id']})", *_dataset_case_problems(data, root, show(source_dataset))]
+    try:
+        decoded = decode_json(data)
+        dataset = Dataset.model_validate(decoded)
+    except (InvalidJson, ValueError) as exc:
+        return [f"{show(source_dataset)}: not a valid compiled dataset ({exc})"]
+    problems = validate_suite(root, registry=registry, committed=committed, dataset=dataset, dataset_json=(data, decoded))
+    if problems:
+        return ["the suite's own bindings do not agree (run lexbench validate):", *problems]
+    return _evidence_problems(dataset, evidence_home, show)
+
+
+def _evidence_problems(pinned: Dataset, evidence_home: Path, show: Any) -> list[str]:
+    from lexbench.dataset.compile import evidence_bindings
+
+    problems: list[str] = []
     if not evidence_home.is_dir():
-        return [*problems, f"{show(evidence_home)}: no evidence directory (give --evidence-home)"]
+        return [f"{show(evidence_home)}: no evidence directory (give --evidence-home)"]
     for case in pinned.cases:
         for rel_path, sha256 in evidence_bindings(case):
             path = evidence_home / rel_path
