@@ -326,7 +326,9 @@ def own_contract_answer(case: Case, capture_html: str, *, title: bool = True, dr
     comment or post records inside their original ancestors (so the reviewed selectors still select
     them; every other text of the capture is removed). ``title=False`` also drops every reference line
     and stable phrase that is the title itself (a body repetition is not a title, but it would be
-    found as one). ``records=False`` drops the records. ``case`` must be compiled (reference text)."""
+    found as one). ``records=False`` drops the records. ``case`` must be compiled (reference text).
+    Raises ``ValueError`` for a comments or posts contract without reviewed HTML selectors (REVIEW.md
+    asks for selectors that select exactly the records)."""
     import lxml.html
 
     from lexbench.scoring.normalise import label_normalise
@@ -345,8 +347,11 @@ def own_contract_answer(case: Case, capture_html: str, *, title: bool = True, dr
               if number not in drop_lines and keep(line)]
     own = "<div>" + "\n".join(parts) + "</div>"
     contract = case.comments or case.posts
-    if contract is None or contract.html is None:
+    if contract is None:
         return _html_answer(f"<!DOCTYPE html><html><body>{own}</body></html>")
+    if contract.html is None:
+        raise ValueError(f"case {case.id}: its {'comments' if case.comments else 'posts'} contract has no reviewed "
+                         "HTML selectors, so its records cannot be kept apart from the rest of the capture")
     root = lxml.html.document_fromstring(capture_html)
     chosen = root.cssselect(contract.html.record) if records else []
     # The sets hold the element proxies themselves: lxml keeps one proxy per node while it is referenced.
