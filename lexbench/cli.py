@@ -118,28 +118,50 @@ def _publish(args: argparse.Namespace) -> int:
     return 0
 
 
-def _validate(args: argparse.Namespace) -> int:
-    from lexbench.dataset.bindings import validate_suite
-    from lexbench.dataset.suite import is_committed, registry_for, resolve_suite_dir
+def _print_problems(label: str, problems: list[str]) -> int:
+    print(f"{label}: {len(problems)} problem(s)", file=sys.stderr)
+    for problem in problems:
+        print(f"  {problem}", file=sys.stderr)
+    return 1
 
-    from lexbench.dataset.suite import input_dir, is_external, read_suite_dataset
+
+def _validate(args: argparse.Namespace) -> int:
+    from lexbench.dataset.bindings import validate_suite, validate_without_dataset
+    from lexbench.dataset.suite import (
+        input_dir, is_committed, is_external, read_suite_dataset, registry_for, resolve_suite_dir, suite_root,
+    )
+    from lexbench.errors import RulesError
 
     started = time.perf_counter()
-    root = resolve_suite_dir(args.suite)
+    try:
+        root = resolve_suite_dir(args.suite)
+    except RulesError as missing:
+        # A suite whose dataset is external and not fetched here: check what its committed files can show.
+        try:
+            root = suite_root(args.suite)
+        except RulesError:
+            raise missing from None
+        if not is_external(root):
+            raise missing from None
+        registry = Path(args.registry) if args.registry else registry_for(root)
+        problems = validate_without_dataset(root, registry=registry, committed=is_committed(root))
+        if problems:
+            return _print_problems(f"validate {root.name}", problems)
+        print(f"validate {root.name}: ok without its dataset (rules.json, cohort.json, tasks.json, the catalog's cases "
+              f"and reference hashes, source-inputs.json{' and the registry entry' if registry else ''} agree); "
+              f"the definition hashes need the dataset: lexbench fetch-evidence --suite {root.name}")
+        return 0
     registry = Path(args.registry) if args.registry else registry_for(root)
     dataset, dataset_json = read_suite_dataset(root)
     problems = validate_suite(root, registry=registry, committed=is_committed(root), dataset=dataset,
                               dataset_json=dataset_json)
-    if is_external(root):
-        print(f"validate {root.name}: the dataset is the fetched one in {input_dir(root)}")
     seconds = time.perf_counter() - started
     if problems:
-        print(f"validate {root.name}: {len(problems)} problem(s)", file=sys.stderr)
-        for problem in problems:
-            print(f"  {problem}", file=sys.stderr)
-        return 1
+        return _print_problems(f"validate {root.name}", problems)
     checked = "dataset.json, rules.json, cohort.json, dataset-catalog.json, tasks.json, source-inputs.json"
-    print(f"validate {root.name}: ok ({checked}{' and the registry entry' if registry else ''} agree; {seconds:.2f} s)")
+    where = f"; the dataset is the fetched one in {input_dir(root)}" if is_external(root) else ""
+    print(f"validate {root.name}: ok ({checked}{' and the registry entry' if registry else ''} agree; {seconds:.2f} s"
+          f"{where})")
     return 0
 
 

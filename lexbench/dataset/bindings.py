@@ -505,6 +505,59 @@ def validate_suite(root: Path, *, registry: Path | None, committed: bool, datase
     return problems
 
 
+def validate_without_dataset(root: Path, *, registry: Path | None, committed: bool) -> list[str]:
+    """What can be checked of a suite whose ``dataset.json`` is external and not on this machine (SPEC §4):
+    ``tasks.json`` must be exactly the public projection of ``rules.json`` (it carries no reference text);
+    the catalog's cases, fields and ``reference_sha256`` must agree with the rules' bindings;
+    ``source-inputs.json`` must be the one generated from the catalog's final bytes and its
+    ``dataset_sha256``; the registry entry must hash the committed files; ``rules.json`` must be the
+    cohort's approved inventory. Each case's ``definition_sha256`` and the dataset hash itself need the
+    compiled dataset (:func:`verify_inputs`). Returns problem lines; empty when everything agrees."""
+    from lexbench.dataset.cohort import COHORT_NAME, inventory_problems, load_cohort
+    from lexbench.dataset.compile import load_rules
+    from lexbench.errors import RulesError
+
+    problems: list[str] = []
+    try:
+        rules = load_rules(root / "rules.json")
+    except RulesError as exc:
+        return [str(exc)]
+    cases = [{**rule.model_dump(mode="json"), "reference_text": None} for rule in rules.cases]
+    projected = {"suite": rules.suite.model_dump(mode="json"), "cases": cases}
+    committed_files: dict[str, bytes] = {}
+    for name in BINDING_FILES:
+        found = _read_json(root / name, problems, name)
+        if found:
+            committed_files[name] = found[0]
+    if TASKS_NAME in committed_files:
+        problems += check_tasks(decode_json(committed_files[TASKS_NAME]), json.loads(dump_json(build_tasks(projected))))
+    if CATALOG_NAME in committed_files:
+        catalog = decode_json(committed_files[CATALOG_NAME])
+        expected = build_catalog(projected, str(catalog.get("dataset_sha256")))
+        for case, rule in zip(expected["cases"], rules.cases):
+            case["reference_sha256"] = rule.body.reference.sha256 if rule.body is not None else None
+        by_id = {c.get("id"): c for c in catalog.get("cases", []) if isinstance(c, dict)}
+        for case in expected["cases"]:  # definition hashes need the reference text: taken as committed
+            if case["id"] in by_id:
+                case["definition_sha256"] = by_id[case["id"]].get("definition_sha256")
+        problems += check_catalog(catalog, expected)
+        if SOURCE_INPUTS_NAME in committed_files:
+            want = build_source_inputs(projected, str(catalog.get("dataset_sha256")), committed_files[CATALOG_NAME])
+            problems += _field_problems(SOURCE_INPUTS_NAME, decode_json(committed_files[SOURCE_INPUTS_NAME]), want)
+    if registry is not None and len(committed_files) == len(BINDING_FILES):
+        problems += _registry_problems(root, registry, projected, committed_files, committed)
+    if (root / COHORT_NAME).is_file():
+        try:
+            cohort = load_cohort(root / COHORT_NAME)
+        except RulesError as exc:
+            problems.append(str(exc))
+        else:
+            problems += inventory_problems([rule.id for rule in rules.cases], cohort, source="rules.json")
+    elif committed:
+        problems.append(f"{COHORT_NAME}: missing; a committed suite keeps its candidates and history in one")
+    return problems
+
+
 def verify_inputs(root: Path, source: Path, *, evidence_home: Path | None = None,
                   registry: Path | None = None, committed: bool = False) -> list[str]:
     """``lexbench verify-inputs``: check an external input directory against the suite's bindings.

@@ -51,9 +51,12 @@ def is_external(root: Path) -> bool:
 
 
 def input_dir(root: Path, cases_root: Path = CASES_ROOT) -> Path:
-    """Where the suite's ``dataset.json`` and ``evidence/`` are: ``root`` itself, or for an external-evidence
-    suite ``<repository root>/.evidence/<suite>`` (``cases_root``'s parent is the repository root)."""
-    return cases_root.parent / ".evidence" / root.name if is_external(root) else root
+    """Where the suite's ``dataset.json`` and ``evidence/`` are: ``root`` itself, or for a committed
+    external-evidence suite ``<repository root>/.evidence/<suite>`` (``cases_root``'s parent is the
+    repository root). A suite directory elsewhere is its own input directory."""
+    if is_external(root) and is_committed(root, cases_root):
+        return cases_root.parent / ".evidence" / root.name
+    return root
 
 
 def fetch_hint(root: Path) -> str:

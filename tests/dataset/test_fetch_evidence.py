@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from lexbench.cli import main
-from lexbench.dataset.bindings import verify_inputs
+from lexbench.dataset.bindings import validate_without_dataset, verify_inputs
 from lexbench.dataset.compile import dump_json, sha256_bytes
 from lexbench.dataset.endings import choose_ending
 from lexbench.dataset.evidence import fetch_evidence
@@ -335,3 +335,32 @@ def test_a_dataset_other_than_the_published_one_is_refused(suite, tmp_path):
                        r"pins .*rules\.json changed after publication"):
         fetch_evidence(root, into=tmp_path / "second", mirror=corpus.mirror)
     assert not (tmp_path / "second").exists()
+
+
+# --- validating the committed files without the dataset ---------------------------------------------------
+
+
+def test_without_its_dataset_a_published_suite_validates_from_its_committed_files(suite, tmp_path):
+    root, corpus = suite
+    fetch_evidence(root, into=tmp_path / "inputs", mirror=corpus.mirror)
+    registry = tmp_path / "registry.json"
+    publish_suite(root, dataset=tmp_path / "inputs" / "dataset.json", registry=registry)
+    assert validate_without_dataset(root, registry=registry, committed=True) == []
+
+    rules = json.loads((root / "rules.json").read_text())
+    rules["cases"][1]["title"] = "Winter moorings, revised"
+    (root / "rules.json").write_bytes(dump_json(rules))
+    problems = validate_without_dataset(root, registry=registry, committed=True)
+    assert "tasks.json: case article-002-en-harbour-moorings: title differ(s) from the public projection of dataset.json" \
+        in problems
+
+    rules["cases"][1]["title"] = "Winter moorings"
+    (root / "rules.json").write_bytes(dump_json(rules))
+    catalog = json.loads((root / "dataset-catalog.json").read_text())
+    catalog["cases"][2]["reference_sha256"] = catalog["cases"][3]["reference_sha256"]
+    (root / "dataset-catalog.json").write_bytes(dump_json(catalog))
+    problems = validate_without_dataset(root, registry=registry, committed=True)
+    assert any(p.startswith("dataset-catalog.json: case article-003-en-harbour-pilots: reference_sha256 is case "
+                            "article-004-en-harbour-lighthouse's hash") for p in problems), problems
+    assert any("source-inputs.json: catalog_sha256" in p for p in problems)
+    assert any(p.startswith("registry.json entry 'articles': files['dataset-catalog.json']") for p in problems)
