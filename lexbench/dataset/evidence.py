@@ -24,6 +24,10 @@ dataset (:func:`~lexbench.dataset.compile.compile_articles`). The result is an i
 built in a temporary directory beside ``<into>`` and renamed into place only when everything verified:
 nothing partial is ever published. Any missing or changed file raises :class:`EvidenceError` naming the
 file and the case.
+
+For authors of ``sources.json``: :data:`UPSTREAM` holds each corpus folder's repository and pinned
+commit, :func:`upstream_path` maps a corpus path to its upstream path, and :func:`bind_source_file`
+makes a file's binding from a mirror.
 """
 
 from __future__ import annotations
@@ -49,6 +53,72 @@ DEFAULT_MIRROR = "../shared/corpus"
 EVIDENCE_DIR = ".evidence"
 """Default home of external input directories, ``<repository root>/.evidence/<suite>`` (git-ignored)."""
 FETCH_TIMEOUT_S = 60.0
+
+
+UPSTREAM: dict[str, dict[str, str]] = {
+    "scrapinghub-aeb": {"repository": "https://github.com/scrapinghub/article-extraction-benchmark",
+                        "commit": "4a3bc979f76c0df73cb95fe272e2fc1b96f9f010"},
+    "mozilla-readability": {"repository": "https://github.com/mozilla/readability",
+                            "commit": "ab4027a8b37669745016869a37a504727992b2ba"},
+    "trafilatura-eval": {"repository": "https://github.com/adbar/trafilatura",
+                         "commit": "e90b0ef51ab026fdb905fb6c5b3c84dd3d784fd5"},
+    # dragnet: the HTML and the GoldStandard (byte-identical to seomoz Corrected/) of the j-szulc mirror.
+    "dragnet": {"repository": "https://github.com/j-szulc/html-cleaning-dataset-merged",
+                "commit": "46e01a04b47051838a228bf23631430b2c9de375"},
+    "magic-html-bench": {"repository": "https://github.com/opendatalab/magic-html",
+                         "commit": "47d4a7fed12030e906a093b074637f178cb46ef2"},
+    "harvest-forums": {"repository": "https://github.com/fhgr/harvest",
+                       "commit": "f778b0a4112259ad246c8ac57e9d51eb149ab9ef"},
+    "webmainbench-sample": {"repository": "https://github.com/opendatalab/WebMainBench",
+                            "commit": "9d991bdc00c57b57521499494d96be85c31317ba"},
+    "gne-zh-lists": {"repository": "https://github.com/GeneralNewsExtractor/GeneralNewsExtractor",
+                     "commit": "3d5a67c65f4d6c8e13c3047754a4c18fc0b0754a"},
+}
+"""Each corpus folder's source repository and pinned commit, as the corpus README names them."""
+
+_LAYOUT: tuple[tuple[str, str, str], ...] = (
+    ("dragnet", r"HTML/(?P<stem>[^/]+)\.html\.gz", "dragnet_data/input/{stem}.html"),
+    ("dragnet", r"Corrected/(?P<stem>[^/]+)\.html\.corrected\.txt", "dragnet_data/GoldStandard/{stem}.txt"),
+    ("scrapinghub-aeb", r"(?P<path>html/[^/]+\.html\.gz|ground-truth\.json)", "{path}"),
+    ("mozilla-readability", r"test-pages/(?P<name>[^/]+)/(?P<file>source\.html|expected\.html)\.gz",
+     "test/test-pages/{name}/{file}"),
+    ("mozilla-readability", r"test-pages/(?P<name>[^/]+)/expected-metadata\.json",
+     "test/test-pages/{name}/expected-metadata.json"),
+    ("magic-html-bench", r"(?P<kind>article|forum)/htmls/(?P<key>[^/]+\.html)\.gz", "benchmark/data/{kind}/htmls/{key}"),
+    ("magic-html-bench", r"(?P<kind>article|forum)/base\.json", "benchmark/data/{kind}/base.json"),
+    ("harvest-forums", r"goldDocuments/(?P<name>[^/]+\.json)\.gz", "corpus/goldDocuments/{name}"),
+    ("trafilatura-eval", r"evaldata\.json", "tests/evaldata.json"),
+    ("trafilatura-eval", r"html/(?P<file>[^/]+)\.gz", "tests/{folder}/{file}"),
+    ("webmainbench-sample", r"(?P<name>[^/]+\.jsonl)\.gz", "data/{name}"),
+    ("gne-zh-lists", r"(?P<path>test_list_page/.+)\.gz", "{path}"),
+)
+
+
+def upstream_path(corpus_path: str, *, folder: str | None = None) -> str:
+    """The path in its upstream repository of a file named by its corpus path (``<source folder>/…``),
+    following the layouts the corpus README describes. A trafilatura-eval page needs ``folder``,
+    ``"eval"`` or ``"cache"``: the upstream ``tests/`` folder it comes from. Raises :class:`EvidenceError`
+    for a path no layout covers."""
+    import re
+
+    source, _, rest = corpus_path.partition("/")
+    for name, pattern, template in _LAYOUT:
+        match = re.fullmatch(pattern, rest) if name == source else None
+        if match is None:
+            continue
+        if "{folder}" in template and folder not in ("eval", "cache"):
+            raise EvidenceError(f"{corpus_path}: say which upstream folder the page comes from (tests/eval or tests/cache)")
+        return template.format(folder=folder, **match.groupdict())
+    raise EvidenceError(f"{corpus_path}: no known upstream layout for this corpus path")
+
+
+def bind_source_file(mirror: Path, corpus_path: str, *, folder: str | None = None) -> dict[str, str]:
+    """A ``sources.json`` file binding read from a corpus mirror: ``{"sha256": <of the decompressed
+    bytes>, "upstream": <upstream path>}``. For authors writing a suite's ``sources.json``."""
+    from lexbench.dataset.compile import sha256_bytes
+
+    return {"sha256": sha256_bytes(Mirror(mirror).read(corpus_path, None, None)),
+            "upstream": upstream_path(corpus_path, folder=folder)}
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ import pytest
 
 from lexbench.dataset.case import CaseKind, ReviewStatus
 from lexbench.dataset.compile import load_rules
+from lexbench.dataset.evidence import UPSTREAM, upstream_path
 from lexbench.dataset.segment import MAX_REGIONS, auto_regions
 from lexbench.dataset.suite import load_suite
 from tests.dataset.articles_evidence import ARTICLES
@@ -27,7 +28,6 @@ PROVISIONAL = RULES.suite.description.startswith("PROVISIONAL")
 MECHANICAL_LABEL = re.compile(r"^\s*part\s+\d+\s*\(\s*lines?\s+\d+(\s*-\s*\d+)?\s*\)\s*$", re.IGNORECASE)
 """The label ``auto_regions`` gives ("part 2 (lines 5-9)"): a cut by size, not a reviewed chapter."""
 SHA256 = re.compile(r"^[0-9a-f]{64}$")
-COMMIT = re.compile(r"^[0-9a-f]{40}$")
 
 
 def language(lang: str) -> str:
@@ -91,8 +91,7 @@ def test_every_fixed_article_has_two_stable_groups_and_its_identity():
 def test_sources_bind_every_case_to_pinned_upstream_files():
     assert SOURCES["schema_version"] == 1 and SOURCES["evidence_home"] == "../shared/corpus"
     for name, upstream in SOURCES["upstream"].items():
-        assert re.fullmatch(r"https://github\.com/[\w.-]+/[\w.-]+", upstream["repository"]), name
-        assert COMMIT.match(upstream["commit"]), name
+        assert upstream == UPSTREAM[name], name  # the repository and commit the corpus README names
     assert list(SOURCES["cases"]) == [rule.id for rule in RULES.cases]
     for rule in RULES.cases:
         entry = SOURCES["cases"][rule.id]
@@ -100,7 +99,9 @@ def test_sources_bind_every_case_to_pinned_upstream_files():
         assert entry["key"], rule.id
         for path, binding in entry["files"].items():
             assert path.split("/", 1)[0] == entry["source"], (rule.id, path)
-            assert SHA256.match(binding["sha256"]) and binding["upstream"], (rule.id, path)
+            assert SHA256.match(binding["sha256"]), (rule.id, path)
+            folders = ("eval", "cache") if path.startswith("trafilatura-eval/html/") else (None,)
+            assert binding["upstream"] in [upstream_path(path, folder=f) for f in folders], (rule.id, path)
         assert entry["capture"]["file"] in entry["files"], rule.id
         assert rule.capture.path == f"captures/{rule.id}.html", rule.id
         reference = entry["reference"]

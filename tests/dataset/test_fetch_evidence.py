@@ -22,7 +22,7 @@ from lexbench.cli import main
 from lexbench.dataset.bindings import validate_without_dataset, verify_inputs
 from lexbench.dataset.compile import dump_json, sha256_bytes
 from lexbench.dataset.endings import choose_ending
-from lexbench.dataset.evidence import fetch_evidence
+from lexbench.dataset.evidence import UPSTREAM, bind_source_file, fetch_evidence, upstream_path
 from lexbench.dataset.importers.html_text import html_lines
 from lexbench.dataset.importers.reviewed import cut_reference
 from lexbench.dataset.suite import load_suite, publish_suite
@@ -364,3 +364,37 @@ def test_without_its_dataset_a_published_suite_validates_from_its_committed_file
                             "article-004-en-harbour-lighthouse's hash") for p in problems), problems
     assert any("source-inputs.json: catalog_sha256" in p for p in problems)
     assert any(p.startswith("registry.json entry 'articles': files['dataset-catalog.json']") for p in problems)
+
+
+# --- where each corpus file lives upstream (corpus README) ---------------------------------------------------
+
+
+@pytest.mark.parametrize(("corpus_path", "folder", "upstream"), [
+    ("dragnet/HTML/R1000.html.gz", None, "dragnet_data/input/R1000.html"),
+    ("dragnet/Corrected/R1000.html.corrected.txt", None, "dragnet_data/GoldStandard/R1000.txt"),
+    ("scrapinghub-aeb/html/04a6.html.gz", None, "html/04a6.html.gz"),  # gzipped upstream as well
+    ("scrapinghub-aeb/ground-truth.json", None, "ground-truth.json"),
+    ("mozilla-readability/test-pages/qq/source.html.gz", None, "test/test-pages/qq/source.html"),
+    ("mozilla-readability/test-pages/qq/expected-metadata.json", None, "test/test-pages/qq/expected-metadata.json"),
+    ("magic-html-bench/forum/htmls/0f5b.html.gz", None, "benchmark/data/forum/htmls/0f5b.html"),
+    ("magic-html-bench/article/base.json", None, "benchmark/data/article/base.json"),
+    ("harvest-forums/goldDocuments/shift.ms.topic.json.gz", None, "corpus/goldDocuments/shift.ms.topic.json"),
+    ("trafilatura-eval/evaldata.json", None, "tests/evaldata.json"),
+    ("trafilatura-eval/html/kulinariaathome.com.mandelplätzchen.html.gz", "cache",
+     "tests/cache/kulinariaathome.com.mandelplätzchen.html"),
+    ("webmainbench-sample/sample_dataset.jsonl.gz", None, "data/sample_dataset.jsonl"),
+])
+def test_upstream_paths_follow_the_corpus_readme(corpus_path, folder, upstream):
+    assert upstream_path(corpus_path, folder=folder) == upstream
+    assert corpus_path.split("/", 1)[0] in UPSTREAM
+
+
+def test_an_unknown_layout_or_a_trafilatura_page_without_its_folder_is_refused(tmp_path):
+    with pytest.raises(EvidenceError, match="tests/eval or tests/cache"):
+        upstream_path("trafilatura-eval/html/x.html.gz")
+    with pytest.raises(EvidenceError, match="no known upstream layout"):
+        upstream_path("dragnet/notes.txt")
+    (tmp_path / "dragnet" / "HTML").mkdir(parents=True)
+    (tmp_path / "dragnet" / "HTML" / "R1.html.gz").write_bytes(gzip.compress(b"<p>page</p>"))
+    assert bind_source_file(tmp_path, "dragnet/HTML/R1.html.gz") == {
+        "sha256": sha256_bytes(b"<p>page</p>"), "upstream": "dragnet_data/input/R1.html"}
