@@ -205,7 +205,8 @@ def _fetch_evidence(args: argparse.Namespace) -> int:
     print(f"fetch-evidence {root.name}: {fetched.cases} cases from {fetched.files} source files ({fetched.origin}), "
           f"every sha256 verified, in {fetched.seconds:.1f} s")
     print(f"wrote {fetched.into}/dataset.json (sha256 {fetched.dataset_sha256}) and its evidence/")
-    print(f"next: lexbench verify-inputs --suite {root.name} --source {fetched.into}; pytest --suite={root.name}")
+    run = root.name if fetched.into == default_into(root.name).resolve() else str(fetched.into)
+    print(f"next: lexbench verify-inputs --suite {root.name} --source {fetched.into}; pytest --suite={run}")
     return 0
 
 
@@ -273,7 +274,7 @@ def _audit_projection(args: argparse.Namespace) -> int:
 
     from lexbench.dataset.bindings import DATASET_NAME
     from lexbench.dataset.compile import sha256_bytes
-    from lexbench.dataset.suite import load_dataset
+    from lexbench.dataset.suite import input_dir, load_dataset
     from lexbench.errors import RunError
     from lexbench.record import RESPONSES_DIR, checked_rows
     from lexbench.scoring.audit import UNEXPLAINED, audit_items, render_table, to_json
@@ -283,7 +284,7 @@ def _audit_projection(args: argparse.Namespace) -> int:
         raise RunError(f"{run_dir}: no such run directory")
     manifest, rows = checked_rows(run_dir)
     suite = manifest["suite"]
-    dataset_path = Path(suite["path"]) / DATASET_NAME
+    dataset_path = input_dir(Path(suite["path"])) / DATASET_NAME  # a suite with external evidence: its fetched one
     if not dataset_path.is_file():
         raise RunError(f"{run_dir}: the run's suite {suite['id']!r} is not at {suite['path']} (no {DATASET_NAME}); "
                        "the audit needs the suite the run was made with")
@@ -348,11 +349,12 @@ def build_parser() -> argparse.ArgumentParser:
     p = verbs.add_parser("fetch-evidence", help="get a reviewed suite's source files (mirror or upstream), check each "
                          "sha256 and compile its external dataset.json (default into .evidence/<suite>)")
     p.add_argument("--suite", required=True, help="suite name under cases/ (with sources.json) or suite directory")
-    p.add_argument("--mirror", default=None, help="a local copy in the corpus layout (default: ../shared/corpus when "
-                   "present, else the upstream repositories)")
+    origin = p.add_mutually_exclusive_group()
+    origin.add_argument("--mirror", default=None, help="a local copy in the corpus layout (default: ../shared/corpus when "
+                        "present, else the upstream repositories)")
+    origin.add_argument("--upstream-base", default=None, help="fetch from the upstream repositories at their pinned "
+                        "commits under this URL (default https://raw.githubusercontent.com)")
     p.add_argument("--into", default=None, help="the input directory to (re)build (default: .evidence/<suite>)")
-    p.add_argument("--upstream-base", default=None, help="fetch from the upstream repositories at their pinned commits "
-                   "under this URL (default https://raw.githubusercontent.com)")
     p.set_defaults(handler=_fetch_evidence)
 
     p = verbs.add_parser("publish", help="(re)generate a suite's public bindings: catalog, tasks, source inputs, registry entry")

@@ -184,6 +184,9 @@ def test_boilerplate_probes_are_reported_beside_the_noise_figure_only_where_case
            "snippets on 1 page." in text
     assert any(line.startswith("boilerplate probes") and "a 3 of 6 snippets on 2 pages" in line
                for line in render_terminal(rows))
+    from lexbench.report_html import render_html
+
+    assert "b 0 of 4 snippets on 1 page.</p>" in render_html(rows, MANIFEST)
     plain = [row("a", "c1", Outcome.PASS)]
     assert "boilerplate" not in render_markdown(plain, MANIFEST) and "boilerplate" not in render_json(plain, MANIFEST)
     assert "boilerplate" not in plain[0].model_dump_json()  # rows of other cases keep their bytes

@@ -398,3 +398,59 @@ def test_an_unknown_layout_or_a_trafilatura_page_without_its_folder_is_refused(t
     (tmp_path / "dragnet" / "HTML" / "R1.html.gz").write_bytes(gzip.compress(b"<p>page</p>"))
     assert bind_source_file(tmp_path, "dragnet/HTML/R1.html.gz") == {
         "sha256": sha256_bytes(b"<p>page</p>"), "upstream": "dragnet_data/input/R1.html"}
+
+
+# --- bad input, each kind named --------------------------------------------------------------------------
+
+
+def edit_sources(root: Path, change) -> None:
+    sources = json.loads((root / "sources.json").read_text())
+    change(sources)
+    (root / "sources.json").write_bytes(dump_json(sources))
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    (lambda s: s.update(schema_version=2), r"sources\.json: not a sources\.json of schema_version 1"),
+    (lambda s: s["cases"].pop("article-003-en-harbour-pilots"),
+     r"sources\.json: no source entry for case\(s\) article-003-en-harbour-pilots"),
+    (lambda s: s["cases"]["article-002-en-harbour-moorings"]["files"].pop("aeb/ground-truth.json"),
+     r"case article-002-en-harbour-moorings: aeb/ground-truth\.json is used but not bound \(no sha256 in files\)"),
+    (lambda s: s["cases"]["article-002-en-harbour-moorings"]["reference"].update(key="p9"),
+     r"case article-002-en-harbour-moorings: aeb/ground-truth\.json: has no 'p9' \(named by sources\.json\)"),
+    (lambda s: s["cases"]["article-004-en-harbour-lighthouse"]["reference"].update(lines=[1, 400]),
+     r"case article-004-en-harbour-lighthouse: reference line range 1-400 is outside the \d+ lines of the "
+     r"capture's visible text"),
+])
+def test_a_bad_sources_entry_is_refused_naming_it(suite, tmp_path, change, message):
+    root, corpus = suite
+    edit_sources(root, change)
+    with pytest.raises(EvidenceError, match=message):
+        fetch_evidence(root, into=tmp_path / "inputs", mirror=corpus.mirror)
+    assert leftovers(tmp_path) == [] and not (tmp_path / "inputs").exists()
+
+
+def test_a_missing_sources_file_and_broken_gzip_are_named(suite, tmp_path):
+    root, corpus = suite
+    (corpus.mirror / "aeb/html/p2.html.gz").write_bytes(b"not gzip")
+    with pytest.raises(EvidenceError, match=r"case article-002-en-harbour-moorings: source file aeb/html/p2\.html\.gz: "
+                       r".*p2\.html\.gz: broken gzip data"):
+        fetch_evidence(root, into=tmp_path / "inputs", mirror=corpus.mirror)
+    (root / "sources.json").unlink()
+    with pytest.raises(EvidenceError, match=r"sources\.json: missing; a reviewed suite binds its source files"):
+        fetch_evidence(root, into=tmp_path / "inputs", mirror=corpus.mirror)
+
+
+def test_an_unreachable_upstream_or_a_repository_off_github_is_named(suite, tmp_path):
+    root, _ = suite
+    import socket
+
+    with socket.socket() as probe:  # a loopback port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        closed = probe.getsockname()[1]
+    with pytest.raises(EvidenceError, match=rf"case article-001-en-harbour-dredging: source file dragnet/HTML/X1\.html\.gz: "
+                       rf"http://127\.0\.0\.1:{closed}/example/dragnet-data/{COMMIT}/input/X1\.html: cannot be fetched"):
+        fetch_evidence(root, into=tmp_path / "inputs", upstream_base=f"http://127.0.0.1:{closed}")
+    edit_sources(root, lambda s: s["upstream"]["dragnet"].update(repository="https://gitlab.com/example/dragnet-data"))
+    with pytest.raises(EvidenceError, match=r"upstream repository 'https://gitlab\.com/example/dragnet-data' is not "
+                       r"https://github\.com/<owner>/<repo>"):
+        fetch_evidence(root, into=tmp_path / "inputs", upstream_base=f"http://127.0.0.1:{closed}")
