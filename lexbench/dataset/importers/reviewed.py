@@ -16,6 +16,12 @@ files, decompresses each capture, cuts each reference (the part, split into para
 reviewed one-based inclusive line range), checks both against the sha256 the rules bind and writes a
 runnable suite directory to ``DIR`` (outside git). A changed corpus file is an error naming it; an
 absent evidence home is an error saying so (tests skip on it).
+
+The schema-1 ``sources.json`` of a committed suite (``cases/articles``; see
+:mod:`lexbench.dataset.evidence`) also binds every source file's sha256 and upstream path, names the
+capture as ``{"file", "field"}`` (``field``: the JSON field holding the HTML) and the reference as a file
+with ``part``/``key``/``field``/``lines`` or ``{"from": "capture", "lines"}``. :func:`derive_capture` and
+:func:`derive_reference` are the one derivation both this importer and ``lexbench fetch-evidence`` use.
 """
 
 from __future__ import annotations
@@ -213,7 +219,7 @@ class ReviewedSuiteFormat:
             spec = capture_spec(entry)
             capture = derive_capture(spec, read)
             reference = derive_reference(entry.get("reference"), read, capture)
-            reference_file = home / (entry.get("reference") or {}).get("file", spec["file"])
+            reference_file = home / ((entry.get("reference") or {}).get("file") or spec["file"])
             return Page(row=row, url=row.url, capture=capture, capture_file=home / spec["file"], reference=reference,
                         reference_file=reference_file, key_tag=row.key, extra={"rule": self._rules[row.key]})
 
