@@ -454,3 +454,14 @@ def test_an_unreachable_upstream_or_a_repository_off_github_is_named(suite, tmp_
     with pytest.raises(EvidenceError, match=r"upstream repository 'https://gitlab\.com/example/dragnet-data' is not "
                        r"https://github\.com/<owner>/<repo>"):
         fetch_evidence(root, into=tmp_path / "inputs", upstream_base=f"http://127.0.0.1:{closed}")
+
+
+def test_the_reviewed_suite_importer_derives_the_same_dataset(suite, tmp_path):
+    from lexbench.dataset.importers import import_corpus
+
+    root, corpus = suite
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'x'\n")  # the repository root evidence_home is under
+    edit_sources(root, lambda s: s.update(evidence_home="mirror"))
+    fetched = fetch_evidence(root, into=tmp_path / "fetched", mirror=corpus.mirror)
+    import_corpus("reviewed-suite", root, tmp_path / "imported")
+    assert sha256_bytes((tmp_path / "imported" / "dataset.json").read_bytes()) == fetched.dataset_sha256
