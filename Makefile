@@ -1,12 +1,13 @@
 # lexbench: two commands set everything up on a fresh machine with Python 3.11.
-#   make bench   run the default suite x default local providers, print the leaderboard
+#   make bench   run the real suite (articles) x default local providers, print the leaderboard; without
+#                its evidence (.evidence/articles, or fetched from ../shared/corpus) the demo suite, with a note
 #   make test    run the harness's own tests and the golden snapshots
 #   make perf    print the performance figures (issue 10) with their targets; exit 1 when one is missed
 PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
-SUITE     ?= demo
+SUITE     ?=
 PROVIDERS ?=
 WORKERS   ?= auto
 CORPUS    ?= ../shared/corpus
@@ -43,8 +44,20 @@ crawl4ai: $(STAMP)
 	$(PY) -m pip install --quiet -e '.[dev,engines,crawl4ai]'
 
 # Provider misses are results: pytest's exit 1 (some items failed) is a successful benchmark run.
+# SUITE=name runs that suite; by default articles when its evidence verifies or can be fetched from the
+# corpus mirror $(CORPUS), otherwise demo.
 bench: $(STAMP)
-	$(PY) -m pytest -n $(WORKERS) --suite=$(SUITE) $(if $(PROVIDERS),--providers=$(PROVIDERS)) -q --tb=no -rfs; \
+	@suite="$(SUITE)"; \
+	if [ -z "$$suite" ]; then \
+	  if $(VENV)/bin/lexbench verify-inputs --suite articles --source .evidence/articles >/dev/null 2>&1 \
+	     || { test -d $(CORPUS) && $(VENV)/bin/lexbench fetch-evidence --suite articles --mirror $(CORPUS); }; then \
+	    suite=articles; \
+	  else \
+	    suite=demo; \
+	    echo "make bench: running the demo suite; the real one, articles, needs its evidence: lexbench fetch-evidence --suite articles [--mirror DIR] (from a copy of the corpus, or from the upstream repositories), then make bench"; \
+	  fi; \
+	fi; \
+	$(PY) -m pytest -n $(WORKERS) --suite=$$suite $(if $(PROVIDERS),--providers=$(PROVIDERS)) -q --tb=no -rfs; \
 	  status=$$?; [ $$status -le 1 ] || { echo "lexbench: the harness failed (pytest exit $$status)"; exit $$status; }
 
 # pytest's exit 5 (no tests collected) is a broken setup, never a pass.
@@ -76,4 +89,4 @@ bench-corpus: corpus-suites
 	done
 
 clean:
-	rm -rf $(VENV) build runs
+	rm -rf $(VENV) build runs .evidence

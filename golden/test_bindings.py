@@ -1,4 +1,5 @@
-"""Golden snapshots of the demo suite's public bindings (SPEC §1, §4).
+"""Golden snapshots of the committed suites' public bindings (SPEC §1, §4): demo, and articles (whose
+dataset and evidence are external: its bindings are all that is committed).
 
 Each snapshot is the exact bytes of one committed binding file (the registry entry in the project's JSON
 format), stored under ``golden/__snapshots__/test_bindings/``. A dataset revision changes them on
@@ -18,6 +19,7 @@ from lexbench.dataset.compile import dump_json
 
 CASES = Path(__file__).resolve().parents[1] / "cases"
 DEMO = CASES / "demo"
+ARTICLES = CASES / "articles"
 
 
 class BindingFileSnapshot(SingleFileSnapshotExtension):
@@ -32,8 +34,13 @@ def golden(snapshot):
     return snapshot.use_extension(BindingFileSnapshot)
 
 
-def binding_text(name: str) -> str:
-    return (DEMO / name).read_bytes().decode("utf-8")
+def binding_text(name: str, suite: Path = DEMO) -> str:
+    return (suite / name).read_bytes().decode("utf-8")
+
+
+def registry_entry_text(suite: str) -> str:
+    registry = json.loads((CASES / "registry.json").read_text(encoding="utf-8"))
+    return dump_json(registry["suites"][suite]).decode("utf-8")
 
 
 def test_dataset_catalog(golden):
@@ -49,5 +56,20 @@ def test_source_inputs(golden):
 
 
 def test_registry_entry(golden):
-    registry = json.loads((CASES / "registry.json").read_text(encoding="utf-8"))
-    assert dump_json(registry["suites"]["demo"]).decode("utf-8") == golden
+    assert registry_entry_text("demo") == golden
+
+
+def test_articles_dataset_catalog(golden):
+    assert binding_text("dataset-catalog.json", ARTICLES) == golden
+
+
+def test_articles_tasks(golden):
+    assert binding_text("tasks.json", ARTICLES) == golden
+
+
+def test_articles_source_inputs(golden):
+    assert binding_text("source-inputs.json", ARTICLES) == golden
+
+
+def test_articles_registry_entry(golden):
+    assert registry_entry_text("articles") == golden

@@ -95,7 +95,7 @@ def _compile_articles(args: argparse.Namespace) -> int:
 def _publish(args: argparse.Namespace) -> int:
     from lexbench.dataset.bindings import BINDING_FILES
     from lexbench.dataset.compile import sha256_bytes
-    from lexbench.dataset.suite import publish_suite, registry_for, suite_root
+    from lexbench.dataset.suite import input_dir, publish_suite, registry_for, suite_root
 
     root = suite_root(args.suite)
     registry = Path(args.registry) if args.registry else registry_for(root)
@@ -103,7 +103,8 @@ def _publish(args: argparse.Namespace) -> int:
     bindings = published.bindings
     if published.adopted:
         print(f"publish: {args.dataset} is now {root / 'dataset.json'}")
-    print(f"publish: bindings of {root / 'dataset.json'} (sha256 {bindings.dataset_sha256}), in order:")
+    bound = Path(args.dataset) if args.dataset and not published.adopted else input_dir(root) / "dataset.json"
+    print(f"publish: bindings of {bound} (sha256 {bindings.dataset_sha256}), in order:")
     for name in BINDING_FILES:
         print(f"  {name:<22} {sha256_bytes(bindings.files()[name])}")
     if registry is not None:
@@ -117,22 +118,50 @@ def _publish(args: argparse.Namespace) -> int:
     return 0
 
 
+def _print_problems(label: str, problems: list[str]) -> int:
+    print(f"{label}: {len(problems)} problem(s)", file=sys.stderr)
+    for problem in problems:
+        print(f"  {problem}", file=sys.stderr)
+    return 1
+
+
 def _validate(args: argparse.Namespace) -> int:
-    from lexbench.dataset.bindings import validate_suite
-    from lexbench.dataset.suite import is_committed, registry_for, resolve_suite_dir
+    from lexbench.dataset.bindings import validate_suite, validate_without_dataset
+    from lexbench.dataset.suite import (
+        input_dir, is_committed, is_external, read_suite_dataset, registry_for, resolve_suite_dir, suite_root,
+    )
+    from lexbench.errors import RulesError
 
     started = time.perf_counter()
-    root = resolve_suite_dir(args.suite)
+    try:
+        root = resolve_suite_dir(args.suite)
+    except RulesError as missing:
+        # A suite whose dataset is external and not fetched here: check what its committed files can show.
+        try:
+            root = suite_root(args.suite)
+        except RulesError:
+            raise missing from None
+        if not is_external(root):
+            raise missing from None
+        registry = Path(args.registry) if args.registry else registry_for(root)
+        problems = validate_without_dataset(root, registry=registry, committed=is_committed(root))
+        if problems:
+            return _print_problems(f"validate {root.name}", problems)
+        print(f"validate {root.name}: ok without its dataset (rules.json, cohort.json, tasks.json, the catalog's cases "
+              f"and reference hashes, source-inputs.json{' and the registry entry' if registry else ''} agree); "
+              f"the definition hashes need the dataset: lexbench fetch-evidence --suite {root.name}")
+        return 0
     registry = Path(args.registry) if args.registry else registry_for(root)
-    problems = validate_suite(root, registry=registry, committed=is_committed(root))
+    dataset, dataset_json = read_suite_dataset(root)
+    problems = validate_suite(root, registry=registry, committed=is_committed(root), dataset=dataset,
+                              dataset_json=dataset_json)
     seconds = time.perf_counter() - started
     if problems:
-        print(f"validate {root.name}: {len(problems)} problem(s)", file=sys.stderr)
-        for problem in problems:
-            print(f"  {problem}", file=sys.stderr)
-        return 1
+        return _print_problems(f"validate {root.name}", problems)
     checked = "dataset.json, rules.json, cohort.json, dataset-catalog.json, tasks.json, source-inputs.json"
-    print(f"validate {root.name}: ok ({checked}{' and the registry entry' if registry else ''} agree; {seconds:.2f} s)")
+    where = f"; the dataset is the fetched one in {input_dir(root)}" if is_external(root) else ""
+    print(f"validate {root.name}: ok ({checked}{' and the registry entry' if registry else ''} agree; {seconds:.2f} s"
+          f"{where})")
     return 0
 
 
@@ -156,6 +185,28 @@ def _verify_inputs(args: argparse.Namespace) -> int:
             print(f"  {problem}", file=sys.stderr)
         return 1
     print(f"verify-inputs {root.name}: {source} matches: dataset.json and every bound evidence file ({seconds:.2f} s)")
+    return 0
+
+
+def _fetch_evidence(args: argparse.Namespace) -> int:
+    from lexbench.dataset.evidence import UPSTREAM_BASE, default_into, fetch_evidence, repository_root
+    from lexbench.dataset.suite import suite_root
+
+    root = suite_root(args.suite)
+    into = Path(args.into) if args.into else default_into(root.name)
+    mirror = Path(args.mirror) if args.mirror else None
+    if mirror is None and args.upstream_base is None:
+        local = (repository_root() / "../shared/corpus").resolve()
+        mirror = local if local.is_dir() else None
+    if mirror is not None and not mirror.is_dir():
+        print(f"lexbench fetch-evidence: error: --mirror {mirror}: no such directory", file=sys.stderr)
+        return 2
+    fetched = fetch_evidence(root, into=into, mirror=mirror, upstream_base=args.upstream_base or UPSTREAM_BASE)
+    print(f"fetch-evidence {root.name}: {fetched.cases} cases from {fetched.files} source files ({fetched.origin}), "
+          f"every sha256 verified, in {fetched.seconds:.1f} s")
+    print(f"wrote {fetched.into}/dataset.json (sha256 {fetched.dataset_sha256}) and its evidence/")
+    run = root.name if fetched.into == default_into(root.name).resolve() else str(fetched.into)
+    print(f"next: lexbench verify-inputs --suite {root.name} --source {fetched.into}; pytest --suite={run}")
     return 0
 
 
@@ -223,7 +274,7 @@ def _audit_projection(args: argparse.Namespace) -> int:
 
     from lexbench.dataset.bindings import DATASET_NAME
     from lexbench.dataset.compile import sha256_bytes
-    from lexbench.dataset.suite import load_dataset
+    from lexbench.dataset.suite import input_dir, load_dataset
     from lexbench.errors import RunError
     from lexbench.record import RESPONSES_DIR, checked_rows
     from lexbench.scoring.audit import UNEXPLAINED, audit_items, render_table, to_json
@@ -233,7 +284,7 @@ def _audit_projection(args: argparse.Namespace) -> int:
         raise RunError(f"{run_dir}: no such run directory")
     manifest, rows = checked_rows(run_dir)
     suite = manifest["suite"]
-    dataset_path = Path(suite["path"]) / DATASET_NAME
+    dataset_path = input_dir(Path(suite["path"])) / DATASET_NAME  # a suite with external evidence: its fetched one
     if not dataset_path.is_file():
         raise RunError(f"{run_dir}: the run's suite {suite['id']!r} is not at {suite['path']} (no {DATASET_NAME}); "
                        "the audit needs the suite the run was made with")
@@ -295,9 +346,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--output", required=True, help="new file for the compiled dataset, in a new external directory (never overwritten)")
     p.set_defaults(handler=_compile_articles)
 
+    p = verbs.add_parser("fetch-evidence", help="get a reviewed suite's source files (mirror or upstream), check each "
+                         "sha256 and compile its external dataset.json (default into .evidence/<suite>)")
+    p.add_argument("--suite", required=True, help="suite name under cases/ (with sources.json) or suite directory")
+    origin = p.add_mutually_exclusive_group()
+    origin.add_argument("--mirror", default=None, help="a local copy in the corpus layout (default: ../shared/corpus when "
+                        "present, else the upstream repositories)")
+    origin.add_argument("--upstream-base", default=None, help="fetch from the upstream repositories at their pinned "
+                        "commits under this URL (default https://raw.githubusercontent.com)")
+    p.add_argument("--into", default=None, help="the input directory to (re)build (default: .evidence/<suite>)")
+    p.set_defaults(handler=_fetch_evidence)
+
     p = verbs.add_parser("publish", help="(re)generate a suite's public bindings: catalog, tasks, source inputs, registry entry")
     p.add_argument("--suite", required=True, help="suite name under cases/ or suite directory")
-    p.add_argument("--dataset", default=None, help="a dataset.json from compile-articles to adopt as the suite's new revision")
+    p.add_argument("--dataset", default=None, help="a dataset.json from compile-articles to adopt as the suite's new revision "
+                   "(a suite with external evidence: the dataset to bind, default its fetched one; never copied)")
     p.add_argument("--registry", default=None, help="registry file to update (default: cases/registry.json for suites under cases/)")
     p.set_defaults(handler=_publish)
 

@@ -645,6 +645,8 @@ class CaseItem(pytest.Item):
     def _record(self, answered: ProviderResult, result: ProviderResult, verdict: Verdict) -> None:
         """Write the item's row and saved response from the redacted ``result`` and ``verdict``; sizes are
         measured on the ``answered`` content."""
+        from lexbench.scoring.probes import boilerplate_found  # the scorer is loaded by now
+
         state = self.config.stash[STATE]
         flags = list(self.case.flags)
         try:
@@ -676,6 +678,8 @@ class CaseItem(pytest.Item):
             flags=flags,
             dataset_sha256=state.dataset_sha256,
             configuration_sha256=state.configuration_sha256,
+            boilerplate_probes=len(self.case.probes.without) if self.case.probes and self.case.probes.without else None,
+            boilerplate_found=boilerplate_found(self.case, answered.content, answered.content_format),
         )
         self.row_json = row.model_dump_json()
         # JUnit XML properties: the figures a CI dashboard wants per item.

@@ -122,6 +122,11 @@ class RunRow(BaseModel):
     flags: list[str] = Field(default_factory=list)
     dataset_sha256: Sha256 | None = None
     configuration_sha256: Sha256 | None = None
+    # Only for cases with boilerplate probes (trafilatura-eval); absent otherwise, so other rows keep their bytes.
+    boilerplate_probes: int | None = Field(default=None, exclude_if=lambda value: value is None)
+    """How many ``without`` snippets the case lists (:mod:`lexbench.scoring.probes`)."""
+    boilerplate_found: int | None = Field(default=None, exclude_if=lambda value: value is None)
+    """How many of them the answer contains: a diagnostic beside the noise figure, not a verdict."""
 
     @property
     def item_id(self) -> str:

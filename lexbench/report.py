@@ -81,6 +81,9 @@ class ProviderSummary:
     retried: int = 0
     cost: dict[str, float] | None = None
     costed_items: int = 0
+    boilerplate: tuple[int, int, int] | None = None
+    """``(found, probes, pages)``: ``without`` snippets found in the answers, listed, and the answered
+    pages that list them (trafilatura-eval); ``None`` when no case of the run has such probes."""
 
     @property
     def pass_rate(self) -> float | None:
@@ -125,6 +128,14 @@ def ordered_rows(rows: Iterable[RunRow]) -> list[RunRow]:
 def _contract_rank(contract: str) -> int:
     order = list(CONTRACT_TITLES)
     return order.index(contract) if contract in order else len(order)
+
+
+def _boilerplate(answered: Sequence[RunRow]) -> tuple[int, int, int] | None:
+    probed = [row for row in answered if row.boilerplate_probes is not None and row.boilerplate_found is not None]
+    if not probed:
+        return None
+    return (sum(row.boilerplate_found or 0 for row in probed), sum(row.boilerplate_probes or 0 for row in probed),
+            len(probed))
 
 
 def summarise(rows: Iterable[RunRow]) -> list[ProviderSummary]:
@@ -177,6 +188,7 @@ def summarise(rows: Iterable[RunRow]) -> list[ProviderSummary]:
             retried=sum(1 for row in items if len(row.attempts) > 1),
             cost=dict(sorted(costs.items())) if costs else None,
             costed_items=costed,
+            boilerplate=_boilerplate(answered),
         ))
     summaries.sort(key=lambda s: (_contract_rank(s.output_contract), -(s.pass_rate or 0.0), s.provider))
     return summaries
@@ -318,6 +330,7 @@ def _report_data(rows: list[RunRow], manifest: dict[str, Any], summaries: list[P
             "components": {c.value: _round(s.component_pass_rate(c)) for c in LEADERBOARD_COMPONENTS},
             "latency_p50_s": _round(s.latency_p50), "latency_p95_s": _round(s.latency_p95),
             "noise": _round(s.noise), "answer_tokens": s.answer_tokens,
+            **({} if s.boilerplate is None else {"boilerplate_probes": dict(zip(("found", "probes", "pages"), s.boilerplate))}),
         } for s in group]})
     report["comparisons"] = [{
         "output_contract": c.output_contract, "first": c.first, "second": c.second, "shared_cases": c.shared_cases,
@@ -473,6 +486,12 @@ def markdown_from_model(model: ReportModel) -> str:
                          f"| {pct(p['pass_rate'])} | {interval_text(p['interval'])} | {parts} | {secs(p['latency_p50_s'])} "
                          f"| {secs(p['latency_p95_s'])} | {ratio(p['noise'])} | {tokens_text(p['answer_tokens'])} |")
         lines.append("")
+        probed = [p for p in board["providers"] if "boilerplate_probes" in p]
+        if probed:
+            lines += ["Boilerplate probes, beside the noise figure (pages whose source lists text a good extraction "
+                      "leaves out: trafilatura-eval's `without` snippets; a diagnostic, not part of the verdict): "
+                      + "; ".join(f"{md_text(p['provider'])} {boilerplate_text(p['boilerplate_probes'])}" for p in probed)
+                      + ".", ""]
     if report["comparisons"]:
         lines += ["## Pairwise comparisons", "",
                   "Paired bootstrap over the cases both providers scored. *Real* = the interval of the difference "
@@ -555,6 +574,12 @@ def write_reports(run_dir: Path, rows: Sequence[RunRow], manifest: dict[str, Any
     return paths
 
 
+def boilerplate_text(probes: dict[str, int]) -> str:
+    """``"3 of 12 snippets on 4 pages"``: a provider's boilerplate probe counts in words."""
+    pages = probes["pages"]
+    return f"{probes['found']} of {probes['probes']} snippets on {pages} page{'' if pages == 1 else 's'}"
+
+
 def render_terminal(rows: Sequence[RunRow]) -> list[str]:
     """A compact fixed-width leaderboard for the end of the pytest session.
 
@@ -567,7 +592,8 @@ def render_terminal(rows: Sequence[RunRow]) -> list[str]:
     head = f"{'provider':<20} {'contract':<8} {'pass':>5} {'fail':>5} {'unres':>5} {'rate':>8} {'95 % CI':>13}"
     head += "".join(f" {names[c]:>8}" for c in LEADERBOARD_COMPONENTS) + f" {'p50 s':>7} {'noise':>7}"
     out = [head]
-    for s in summarise(rows):
+    summaries = summarise(rows)
+    for s in summaries:
         ci = "–" if s.interval is None else f"{s.interval.low * 100:.0f}–{s.interval.high * 100:.0f} %"
         line = (f"{s.provider:<20} {s.output_contract:<8} {s.passed:>5} {s.failed:>5} {s.unresolvable:>5} "
                 f"{pct(s.pass_rate):>8} {ci:>13}")
@@ -575,4 +601,8 @@ def render_terminal(rows: Sequence[RunRow]) -> list[str]:
         out.append(line + f" {secs(s.latency_p50):>7} {ratio(s.noise):>7}")
     out.append("rate = pass ÷ (pass + fail); component columns = share of scored items where it passed; "
                "noise = median answer ÷ reference size")
+    probed = [s for s in summaries if s.boilerplate is not None]
+    if probed:
+        out.append("boilerplate probes (trafilatura-eval `without` snippets found in the answers): " + "; ".join(
+            f"{s.provider} {boilerplate_text(dict(zip(('found', 'probes', 'pages'), s.boilerplate)))}" for s in probed))
     return out

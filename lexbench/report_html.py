@@ -27,8 +27,8 @@ from typing import Any
 
 from lexbench.record import RunRow
 from lexbench.report import (BREAKDOWNS, COMPONENT_COLUMNS, COMPONENT_LABELS, LEADERBOARD_COMPONENTS,
-                             ProviderSummary, ReportModel, build_model, cost_text, interval_text, ordered_rows, pct,
-                             ratio, run_lines, secs, signed_pct, summarise, tokens_text)
+                             ProviderSummary, ReportModel, boilerplate_text, build_model, cost_text, interval_text,
+                             ordered_rows, pct, ratio, run_lines, secs, signed_pct, summarise, tokens_text)
 from lexbench.verdict import Outcome
 
 COLOURS = {"pass": "#2e7d32", "fail": "#c62828", "unresolvable": "#9e9e9e", "missing": "#eeeeee"}
@@ -285,6 +285,12 @@ def html_from_model(model: ReportModel) -> str:
                         + [_n(secs(p["latency_p50_s"])), _n(secs(p["latency_p95_s"])), _n(ratio(p["noise"])),
                            _n(tokens_text(p["answer_tokens"]))])
         parts.append(_table(head, body))
+        probed = [p for p in board["providers"] if "boilerplate_probes" in p]
+        if probed:
+            parts.append("<p>Boilerplate probes, beside the noise figure (pages whose source lists text a good extraction "
+                         "leaves out: trafilatura-eval's <code>without</code> snippets; a diagnostic, not part of the "
+                         "verdict): " + "; ".join(f"{escape(p['provider'])} {boilerplate_text(p['boilerplate_probes'])}"
+                                                  for p in probed) + ".</p>")
 
     if report["comparisons"]:
         parts.append('<h2 id="comparisons">Pairwise comparisons</h2>')

@@ -33,7 +33,8 @@ def write_suite(root: Path, articles: list[dict], *, suite_id: str = "tiny", reg
     """Write a reviewed suite of fixed articles under ``root`` (rules, cohort, evidence), compile it and
     publish its bindings (and ``registry``'s entry, when given).
 
-    Each article dict has ``slug``, ``title`` and ``paragraphs`` (list of str). Returns ``root``.
+    Each article dict has ``slug``, ``title`` and ``paragraphs`` (list of str), and optionally ``probes``
+    (``{"with": [...], "without": [...]}``). Returns ``root``.
     """
     captures = root / "evidence" / "captures"
     references = root / "evidence" / "references"
@@ -69,6 +70,7 @@ def write_suite(root: Path, articles: list[dict], *, suite_id: str = "tiny", reg
             "stable_groups": [{"id": "nav", "region": "navigation", "phrases": ["World news", "Science desk"],
                                "location": "site header"}],
             "page_identity": [article["title"].split()[0]],
+            **({"probes": article["probes"]} if "probes" in article else {}),
         })
     rules = {"suite": {"id": suite_id, "revision": 1, "name": "tiny test suite"}, "cases": cases}
     (root / "rules.json").write_bytes(dump_json(rules))

@@ -256,3 +256,23 @@ def test_the_replay_server_is_probed_only_after_a_failed_call_until_it_answers_a
     assert state.replay_down(probe=False) is None and replay.probes == 4  # healthy again: no probe
     replay.running = False
     assert "stopped" in state.replay_down(probe=False)
+
+
+def test_boilerplate_probes_are_counted_per_answer_and_reported(pytester):
+    pytester.makeconftest('pytest_plugins = ["lexbench.plugin"]')
+    pytester.makeini("[pytest]\ntestpaths = cases\naddopts = -p no:cacheprovider\n")
+    (pytester.path / "cases").mkdir()
+    probed = {**ARTICLES[0], "probes": {"with": ["four tidal turbines"],
+                                        "without": ["Privacy policy", "Another story entirely", "Subscribe today"]}}
+    suite = write_suite(pytester.path / "suite", [probed, ARTICLES[1]])
+    run_dir = pytester.path / "run"
+    pytester.runpytest_subprocess(f"--suite={suite}", "--providers", "reference-echo,http-markdownify",
+                                  f"--run-dir={run_dir}")
+    by_item = {(r["case"], r["provider"]): r for r in rows(run_dir)}
+    # The whole-page dump keeps the footer and the related link; the control answers with the reference.
+    assert by_item[("article-001-en-tides", "http-markdownify")]["boilerplate_found"] == 2
+    assert by_item[("article-001-en-tides", "reference-echo")]["boilerplate_found"] == 0
+    assert by_item[("article-001-en-tides", "reference-echo")]["boilerplate_probes"] == 3
+    assert "boilerplate_found" not in by_item[("article-002-en-orchard", "http-markdownify")]
+    report = (run_dir / "report.md").read_text()
+    assert "http-markdownify 2 of 3 snippets on 1 page" in report

@@ -167,3 +167,26 @@ def test_the_report_names_the_scorer_version_its_rows_were_scored_with():
     assert build_report(rows, manifest)["run"]["scorer_version"] == SCORER_VERSION
     # A run recorded before the version existed says so instead of guessing.
     assert "scorer version not recorded (before version 2)." in render_markdown(rows, MANIFEST)
+
+
+def test_boilerplate_probes_are_reported_beside_the_noise_figure_only_where_cases_have_them():
+    rows = [row("a", "t1", Outcome.PASS, boilerplate_probes=4, boilerplate_found=3),
+            row("a", "t2", Outcome.PASS, boilerplate_probes=2, boilerplate_found=0),
+            row("a", "c3", Outcome.PASS),
+            row("b", "t1", Outcome.FAIL, boilerplate_probes=4, boilerplate_found=0),
+            row("b", "c3", Outcome.UNRESOLVABLE, boilerplate_probes=1, boilerplate_found=None)]
+    report = build_report(rows, MANIFEST)
+    providers = {p["provider"]: p for board in report["leaderboards"] for p in board["providers"]}
+    assert providers["a"]["boilerplate_probes"] == {"found": 3, "probes": 6, "pages": 2}
+    assert providers["b"]["boilerplate_probes"] == {"found": 0, "probes": 4, "pages": 1}
+    text = render_markdown(rows, MANIFEST)
+    assert "`without` snippets; a diagnostic, not part of the verdict): a 3 of 6 snippets on 2 pages; b 0 of 4 " \
+           "snippets on 1 page." in text
+    assert any(line.startswith("boilerplate probes") and "a 3 of 6 snippets on 2 pages" in line
+               for line in render_terminal(rows))
+    from lexbench.report_html import render_html
+
+    assert "b 0 of 4 snippets on 1 page.</p>" in render_html(rows, MANIFEST)
+    plain = [row("a", "c1", Outcome.PASS)]
+    assert "boilerplate" not in render_markdown(plain, MANIFEST) and "boilerplate" not in render_json(plain, MANIFEST)
+    assert "boilerplate" not in plain[0].model_dump_json()  # rows of other cases keep their bytes

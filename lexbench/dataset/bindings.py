@@ -167,13 +167,16 @@ def generate_bindings(dataset_bytes: bytes, *, directory: str, decoded: Any = No
     return Bindings(dataset_hash, catalog, tasks, source_inputs, build_registry_entry(dataset, files, directory))
 
 
-def write_bindings(root: Path, *, registry: Path | None) -> Bindings:
-    """(Re)generate the bindings of ``root/dataset.json`` and write them into ``root`` in order, then
-    update this suite's entry in ``registry`` (when given; other entries are kept as they are).
+def write_bindings(root: Path, *, registry: Path | None, dataset_bytes: bytes | None = None) -> Bindings:
+    """(Re)generate the bindings of ``root/dataset.json`` (or of ``dataset_bytes``, the external dataset of
+    a suite that does not commit it) and write them into ``root`` in order, then update this suite's
+    entry in ``registry`` (when given; other entries are kept as they are).
 
     Binding files are derived data and are replaced; each write is atomic. Returns the bindings.
     """
-    bindings = generate_bindings((root / DATASET_NAME).read_bytes(), directory=root.name)
+    if dataset_bytes is None:
+        dataset_bytes = (root / DATASET_NAME).read_bytes()
+    bindings = generate_bindings(dataset_bytes, directory=root.name)
     for name, data in bindings.files().items():
         replace_file(root / name, data)
     if registry is not None:
@@ -502,6 +505,59 @@ def validate_suite(root: Path, *, registry: Path | None, committed: bool, datase
     return problems
 
 
+def validate_without_dataset(root: Path, *, registry: Path | None, committed: bool) -> list[str]:
+    """What can be checked of a suite whose ``dataset.json`` is external and not on this machine (SPEC §4):
+    ``tasks.json`` must be exactly the public projection of ``rules.json`` (it carries no reference text);
+    the catalog's cases, fields and ``reference_sha256`` must agree with the rules' bindings;
+    ``source-inputs.json`` must be the one generated from the catalog's final bytes and its
+    ``dataset_sha256``; the registry entry must hash the committed files; ``rules.json`` must be the
+    cohort's approved inventory. Each case's ``definition_sha256`` and the dataset hash itself need the
+    compiled dataset (:func:`verify_inputs`). Returns problem lines; empty when everything agrees."""
+    from lexbench.dataset.cohort import COHORT_NAME, inventory_problems, load_cohort
+    from lexbench.dataset.compile import load_rules
+    from lexbench.errors import RulesError
+
+    problems: list[str] = []
+    try:
+        rules = load_rules(root / "rules.json")
+    except RulesError as exc:
+        return [str(exc)]
+    cases = [{**rule.model_dump(mode="json"), "reference_text": None} for rule in rules.cases]
+    projected = {"suite": rules.suite.model_dump(mode="json"), "cases": cases}
+    committed_files: dict[str, bytes] = {}
+    for name in BINDING_FILES:
+        found = _read_json(root / name, problems, name)
+        if found:
+            committed_files[name] = found[0]
+    if TASKS_NAME in committed_files:
+        problems += check_tasks(decode_json(committed_files[TASKS_NAME]), json.loads(dump_json(build_tasks(projected))))
+    if CATALOG_NAME in committed_files:
+        catalog = decode_json(committed_files[CATALOG_NAME])
+        expected = build_catalog(projected, str(catalog.get("dataset_sha256")))
+        for case, rule in zip(expected["cases"], rules.cases):
+            case["reference_sha256"] = rule.body.reference.sha256 if rule.body is not None else None
+        by_id = {c.get("id"): c for c in catalog.get("cases", []) if isinstance(c, dict)}
+        for case in expected["cases"]:  # definition hashes need the reference text: taken as committed
+            if case["id"] in by_id:
+                case["definition_sha256"] = by_id[case["id"]].get("definition_sha256")
+        problems += check_catalog(catalog, expected)
+        if SOURCE_INPUTS_NAME in committed_files:
+            want = build_source_inputs(projected, str(catalog.get("dataset_sha256")), committed_files[CATALOG_NAME])
+            problems += _field_problems(SOURCE_INPUTS_NAME, decode_json(committed_files[SOURCE_INPUTS_NAME]), want)
+    if registry is not None and len(committed_files) == len(BINDING_FILES):
+        problems += _registry_problems(root, registry, projected, committed_files, committed)
+    if (root / COHORT_NAME).is_file():
+        try:
+            cohort = load_cohort(root / COHORT_NAME)
+        except RulesError as exc:
+            problems.append(str(exc))
+        else:
+            problems += inventory_problems([rule.id for rule in rules.cases], cohort, source="rules.json")
+    elif committed:
+        problems.append(f"{COHORT_NAME}: missing; a committed suite keeps its candidates and history in one")
+    return problems
+
+
 def verify_inputs(root: Path, source: Path, *, evidence_home: Path | None = None,
                   registry: Path | None = None, committed: bool = False) -> list[str]:
     """``lexbench verify-inputs``: check an external input directory against the suite's bindings.
@@ -516,6 +572,14 @@ def verify_inputs(root: Path, source: Path, *, evidence_home: Path | None = None
     from lexbench.dataset.suite import load_dataset
     from lexbench.errors import RulesError
 
+    external = not (root / DATASET_NAME).is_file()
+    if external and not (root / SOURCE_INPUTS_NAME).is_file():
+        return [f"{root / SOURCE_INPUTS_NAME}: missing; publish the suite's bindings first (lexbench publish)"]
+    evidence_home = evidence_home if evidence_home is not None else source / "evidence"
+    if external:
+        # The suite commits no dataset.json: the source's must be the pinned one, and the bindings are
+        # validated against it.
+        return _verify_external_inputs(root, source, evidence_home, registry, committed)
     problems = validate_suite(root, registry=registry, committed=committed)
     if problems:
         return ["the suite's own bindings do not agree (run lexbench validate):", *problems]
@@ -523,7 +587,6 @@ def verify_inputs(root: Path, source: Path, *, evidence_home: Path | None = None
         return [f"{root / SOURCE_INPUTS_NAME}: missing; publish the suite's bindings first (lexbench publish)"]
     pinned_inputs = read_json(root / SOURCE_INPUTS_NAME)
     pinned_hash = pinned_inputs["files"][DATASET_NAME]
-    evidence_home = evidence_home if evidence_home is not None else source / "evidence"
 
     def show(path: Path) -> str:
         try:
@@ -547,8 +610,48 @@ def verify_inputs(root: Path, source: Path, *, evidence_home: Path | None = None
         pinned = load_dataset(root / DATASET_NAME)
     except RulesError as exc:
         return [*problems, str(exc)]
+    return problems + _evidence_problems(pinned, evidence_home, show)
+
+
+def _verify_external_inputs(root: Path, source: Path, evidence_home: Path, registry: Path | None,
+                            committed: bool) -> list[str]:
+    from lexbench.dataset.case import Dataset
+
+    pinned_inputs = read_json(root / SOURCE_INPUTS_NAME)
+    pinned_hash = pinned_inputs["files"][DATASET_NAME]
+    source_dataset = source / DATASET_NAME
+
+    def show(path: Path) -> str:
+        try:
+            return str(path.relative_to(source))
+        except ValueError:
+            return str(path)
+
+    try:
+        data = source_dataset.read_bytes()
+    except FileNotFoundError:
+        return [f"{show(source_dataset)}: missing (the input directory must hold the compiled dataset; "
+                f"lexbench fetch-evidence --suite {root.name} writes one)"]
+    if sha256_bytes(data) != pinned_hash:
+        return [f"{show(source_dataset)}: sha256 {sha256_bytes(data)}, but {SOURCE_INPUTS_NAME} pins {pinned_hash} "
+                f"({pinned_inputs['id']})", *_dataset_case_problems(data, root, show(source_dataset))]
+    try:
+        decoded = decode_json(data)
+        dataset = Dataset.model_validate(decoded)
+    except (InvalidJson, ValueError) as exc:
+        return [f"{show(source_dataset)}: not a valid compiled dataset ({exc})"]
+    problems = validate_suite(root, registry=registry, committed=committed, dataset=dataset, dataset_json=(data, decoded))
+    if problems:
+        return ["the suite's own bindings do not agree (run lexbench validate):", *problems]
+    return _evidence_problems(dataset, evidence_home, show)
+
+
+def _evidence_problems(pinned: Dataset, evidence_home: Path, show: Any) -> list[str]:
+    from lexbench.dataset.compile import evidence_bindings
+
+    problems: list[str] = []
     if not evidence_home.is_dir():
-        return [*problems, f"{show(evidence_home)}: no evidence directory (give --evidence-home)"]
+        return [f"{show(evidence_home)}: no evidence directory (give --evidence-home)"]
     for case in pinned.cases:
         for rel_path, sha256 in evidence_bindings(case):
             path = evidence_home / rel_path

@@ -505,6 +505,19 @@ class Anchors(Model):
         return self
 
 
+class Probes(Model):
+    """Snippet probes from a source whose annotation is snippets rather than a body (trafilatura-eval's
+    ``evaldata.json``): ``with`` (``with_`` in Python) are passages a good extraction contains, ``without``
+    boilerplate it must not. A diagnostic reported beside the noise figure, never part of the verdict
+    (issue 17)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, validate_by_name=True, validate_by_alias=True,
+                              serialize_by_alias=True)
+
+    with_: list[NonEmpty] = Field(default_factory=list, alias="with")
+    without: list[NonEmpty] = Field(default_factory=list)
+
+
 class CaseRule(Model):
     """One case as authored in ``rules.json`` (SPEC §2, §4). Reference text lives in the evidence home."""
 
@@ -533,6 +546,8 @@ class CaseRule(Model):
     """Posts v2 (SPEC §3.6), required for post collections."""
     anchors: Anchors | None = Field(default=None, exclude_if=lambda value: value is None)
     """Named-link floors and visible-control anchors (SPEC §2)."""
+    probes: Probes | None = Field(default=None, exclude_if=lambda value: value is None)
+    """Reviewed snippet probes of the source (trafilatura-eval): a diagnostic, not a contract."""
 
     @field_validator("delivery")
     @classmethod

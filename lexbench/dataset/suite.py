@@ -13,6 +13,12 @@ A suite directory holds::
 
 A *committed* suite is a directory directly under ``cases/``; it must have every binding and its entry
 in ``cases/registry.json``. ``--suite`` takes a name under ``cases/`` or a path to such a directory.
+
+An *external-evidence* suite (a reviewed suite over real pages, e.g. ``cases/articles``) commits
+``rules.json``, ``cohort.json``, ``sources.json`` and the bindings, but not ``dataset.json`` nor its
+evidence: those are in its input directory, ``.evidence/<suite>/`` at the repository root (git-ignored),
+written by ``lexbench fetch-evidence`` (:mod:`lexbench.dataset.evidence`) and checked against the
+committed bindings whenever the suite is loaded.
 """
 
 from __future__ import annotations
@@ -35,6 +41,27 @@ from lexbench.jsonfile import InvalidJson, decode_json, read_json, read_regular_
 
 CASES_ROOT = Path(__file__).resolve().parents[2] / "cases"
 """The repository's ``cases/`` directory (committed suites)."""
+SOURCES_NAME = "sources.json"
+
+
+def is_external(root: Path) -> bool:
+    """Whether the suite directory ``root`` keeps its dataset and evidence outside git: it binds its
+    source files in ``sources.json`` and holds no ``dataset.json`` of its own."""
+    return (root / SOURCES_NAME).is_file() and not (root / DATASET_NAME).is_file()
+
+
+def input_dir(root: Path, cases_root: Path = CASES_ROOT) -> Path:
+    """Where the suite's ``dataset.json`` and ``evidence/`` are: ``root`` itself, or for a committed
+    external-evidence suite ``<repository root>/.evidence/<suite>`` (``cases_root``'s parent is the
+    repository root). A suite directory elsewhere is its own input directory."""
+    if is_external(root) and is_committed(root, cases_root):
+        return cases_root.parent / ".evidence" / root.name
+    return root
+
+
+def fetch_hint(root: Path) -> str:
+    """The command that writes an external-evidence suite's input directory."""
+    return f"lexbench fetch-evidence --suite {root.name}"
 
 
 @dataclass(frozen=True)
@@ -63,8 +90,16 @@ def resolve_suite_dir(name_or_path: str, cases_root: Path = CASES_ROOT) -> Path:
     candidate = Path(name_or_path).expanduser()
     if "/" not in name_or_path and (cases_root / name_or_path).is_dir():
         candidate = cases_root / name_or_path
+    if is_external(candidate):
+        if not (input_dir(candidate, cases_root) / DATASET_NAME).is_file():
+            raise RulesError(
+                f"suite {name_or_path!r} keeps its dataset and evidence outside git and they are not on this machine "
+                f"({input_dir(candidate, cases_root)} is absent): fetch them with {fetch_hint(candidate)}"
+            )
+        return candidate.resolve()
     if not (candidate / "dataset.json").is_file():
-        known = sorted(p.name for p in cases_root.iterdir() if (p / "dataset.json").is_file()) if cases_root.is_dir() else []
+        known = sorted(p.name for p in cases_root.iterdir() if (p / "dataset.json").is_file() or is_external(p)) \
+            if cases_root.is_dir() else []
         raise RulesError(
             f"suite {name_or_path!r}: no dataset.json at {candidate}. Known suites: {', '.join(known) or 'none'}; "
             "or pass the path of an imported suite (lexbench import-corpus --output DIR)"
@@ -83,6 +118,12 @@ def suite_root(name_or_path: str, cases_root: Path = CASES_ROOT) -> Path:
         known = sorted(p.name for p in cases_root.iterdir() if (p / "rules.json").is_file()) if cases_root.is_dir() else []
         raise RulesError(f"suite {name_or_path!r}: no rules.json at {candidate}. Known suites: {', '.join(known) or 'none'}")
     return candidate.resolve()
+
+
+def read_suite_dataset(root: Path, cases_root: Path = CASES_ROOT) -> tuple[Dataset, tuple[bytes, Any]]:
+    """The suite's compiled dataset (from its input directory, :func:`input_dir`), with the file's bytes and
+    decoded JSON. Raises :class:`RulesError` when it is absent or invalid."""
+    return _read_dataset(input_dir(root, cases_root) / DATASET_NAME)
 
 
 def load_dataset(path: Path) -> Dataset:
@@ -143,7 +184,8 @@ def load_suite(name_or_path: str, cases_root: Path = CASES_ROOT, *, validated_sh
     body — all before any provider is called.
     """
     root = resolve_suite_dir(name_or_path, cases_root)
-    dataset, dataset_json = _read_dataset(root / DATASET_NAME)
+    inputs = input_dir(root, cases_root)
+    dataset, dataset_json = _read_dataset(inputs / DATASET_NAME)
     sha256 = sha256_bytes(dataset_json[0])
     if validated_sha256 is None:
         check_suite(root, cases_root, dataset, dataset_json)  # the same bytes: read and decoded once
@@ -152,7 +194,7 @@ def load_suite(name_or_path: str, cases_root: Path = CASES_ROOT, *, validated_sh
             f"suite {root}: {DATASET_NAME} changed after the run started (it now hashes to {sha256}, the run "
             f"checked {validated_sha256}); one run cannot mix two datasets: start the run again"
         )
-    evidence_home = root / "evidence"
+    evidence_home = inputs / "evidence"
     captures = {
         case.id: read_evidence(evidence_home, case.capture.path, case.capture.sha256, case_id=case.id)
         for case in dataset.cases
@@ -202,8 +244,14 @@ def publish_suite(root: Path, *, dataset: Path | None = None, registry: Path | N
     revision, exactly the approved inventory), and be a new revision — a changed dataset under an
     already published revision is refused (frozen inputs never change). Then the catalog, tasks,
     source inputs and ``registry``'s entry are written in that order. Raises :class:`RulesError`.
+
+    An external-evidence suite (:func:`is_external`) never adopts a ``dataset.json``: its bindings are
+    generated from ``dataset`` or, by default, from its fetched input directory (:func:`input_dir`), after
+    the same checks; a different dataset under an already published revision is refused.
     """
     started = time.perf_counter()
+    if is_external(root):
+        return _publish_external(root, dataset, registry, started)
     current_path = root / DATASET_NAME
     adopted = False
     if dataset is not None:
@@ -228,6 +276,34 @@ def publish_suite(root: Path, *, dataset: Path | None = None, registry: Path | N
             raise RulesError("\n".join(problems))
     bindings = write_bindings(root, registry=registry)
     return Published(bindings=bindings, adopted=adopted, seconds=time.perf_counter() - started)
+
+
+def _publish_external(root: Path, dataset: Path | None, registry: Path | None, started: float) -> Published:
+    # An external-evidence suite publishes bindings of its fetched dataset; dataset.json stays outside git.
+    from lexbench.dataset.bindings import SOURCE_INPUTS_NAME, TASKS_NAME
+
+    path = Path(dataset) if dataset is not None else input_dir(root, root.parent) / DATASET_NAME
+    if not path.is_file():
+        raise RulesError(f"{path}: no compiled dataset to publish; run {fetch_hint(root)} first (or pass --dataset FILE)")
+    data = path.read_bytes()
+    new = load_dataset(path)
+    rules = load_rules(root / "rules.json")
+    if new.suite.id != rules.suite.id:
+        raise RulesError(f"the dataset is for suite {new.suite.id!r}, but {root} holds suite {rules.suite.id!r}")
+    problems = _authoring_problems(root, new)
+    if problems:
+        raise RulesError("\n".join(problems))
+    if (root / SOURCE_INPUTS_NAME).is_file() and (root / TASKS_NAME).is_file():
+        pinned = read_json(root / SOURCE_INPUTS_NAME)["files"][DATASET_NAME]
+        published = read_json(root / TASKS_NAME)["suite"]["revision"]
+        if pinned != sha256_bytes(data) and new.suite.revision <= published:
+            raise RulesError(
+                f"revision {published} of {new.suite.id} is already published with another dataset (sha256 {pinned}), "
+                f"and this one is revision {new.suite.revision}: frozen inputs never change; bump the revision in "
+                "rules.json and cohort.json (with a history entry), fetch the evidence again and publish"
+            )
+    bindings = write_bindings(root, registry=registry, dataset_bytes=data)
+    return Published(bindings=bindings, adopted=False, seconds=time.perf_counter() - started)
 
 
 def _authoring_problems(root: Path, dataset: Dataset) -> list[str]:

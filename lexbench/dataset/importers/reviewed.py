@@ -16,6 +16,12 @@ files, decompresses each capture, cuts each reference (the part, split into para
 reviewed one-based inclusive line range), checks both against the sha256 the rules bind and writes a
 runnable suite directory to ``DIR`` (outside git). A changed corpus file is an error naming it; an
 absent evidence home is an error saying so (tests skip on it).
+
+The schema-1 ``sources.json`` of a committed suite (``cases/articles``; see
+:mod:`lexbench.dataset.evidence`) also binds every source file's sha256 and upstream path, names the
+capture as ``{"file", "field"}`` (``field``: the JSON field holding the HTML) and the reference as a file
+with ``part``/``key``/``field``/``lines`` or ``{"from": "capture", "lines"}``. :func:`derive_capture` and
+:func:`derive_reference` are the one derivation both this importer and ``lexbench fetch-evidence`` use.
 """
 
 from __future__ import annotations
@@ -72,13 +78,88 @@ def cut_reference(text: str, part: str, lines: list[int] | None) -> list[str]:
         raise PageError(f"reference part {part!r} is unknown; use one of {', '.join(PARTS)}")
     if part == "before_comments":
         text = COMMENTS_DELIMITER.split(text, maxsplit=1)[0]
-    paragraphs = split_paragraphs(text)
-    if lines is None:
-        return paragraphs
-    first, last = lines
-    if not 1 <= first <= last <= len(paragraphs):
-        raise PageError(f"reference line range {first}-{last} is outside the {len(paragraphs)} lines of the part")
-    return paragraphs[first - 1 : last]
+    return _line_range(split_paragraphs(text), lines, "the part")
+
+
+def capture_spec(entry: dict[str, Any]) -> dict[str, Any]:
+    """A case's capture source in the ``sources.json`` schema: ``{"file": <corpus path>, "field": <JSON field
+    holding the HTML, or null>}``. The first reviews wrote the corpus path alone; it means the same."""
+    capture = entry.get("capture")
+    if isinstance(capture, str):
+        return {"file": capture, "field": None}
+    if not isinstance(capture, dict) or not isinstance(capture.get("file"), str):
+        raise PageError(f"sources.json: the capture must name a corpus file, got {capture!r}")
+    return capture
+
+
+def derive_capture(spec: dict[str, Any], read: Callable[[str], bytes]) -> bytes:
+    """The capture bytes a ``capture_spec`` names: the decompressed file, or the UTF-8 encoding of the HTML in
+    its JSON ``field`` (harvest documents). ``read`` maps a corpus path to its decompressed bytes.
+    Raises :class:`PageError` naming the file when the field is absent or not text."""
+    data = read(spec["file"])
+    if spec.get("field") is None:
+        return data
+    value = _pick(data, spec.get("key"), spec["field"], where=spec["file"])
+    return value.encode("utf-8")
+
+
+def derive_reference(spec: dict[str, Any] | None, read: Callable[[str], bytes], capture: bytes) -> list[str]:
+    """The reviewed reference lines a ``sources.json`` reference entry names (SPEC §4); ``[]`` for none.
+
+    ``{"file", "part", "key", "field", "lines"}``: the file's text, or the text at ``[key][field]`` of its
+    JSON; then :func:`cut_reference` (the part, paragraph lines, the one-based inclusive range).
+    ``{"from": "capture", "lines": [a, b]}``: that range of the capture's visible-text lines
+    (:func:`~lexbench.dataset.importers.html_text.html_lines` of the decoded capture), for sources whose
+    annotations are snippets, not a body. Raises :class:`PageError` naming the file."""
+    if not spec:
+        return []
+    if spec.get("from") == "capture":
+        from lexbench.charsets import decode_page
+        from lexbench.dataset.importers.common import detect_charset
+        from lexbench.dataset.importers.html_text import html_lines
+
+        lines = html_lines(decode_page(capture, detect_charset(capture).served)[0])
+        return _line_range(lines, spec.get("lines"), "the capture's visible text")
+    file = spec.get("file")
+    if not isinstance(file, str):
+        raise PageError(f"sources.json: a reference needs a corpus file or \"from\": \"capture\", got {spec!r}")
+    data = read(file)
+    if spec.get("key") is None and spec.get("field") is None:
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise PageError(f"{file}: the reference is not valid UTF-8 ({exc})") from None
+    else:
+        text = _pick(data, spec.get("key"), spec.get("field"), where=file)
+    try:
+        return cut_reference(text, spec.get("part") or "whole", spec.get("lines"))
+    except PageError as exc:
+        raise PageError(f"{file}: {exc}") from None
+
+
+def _pick(data: bytes, key: str | None, field: str | None, *, where: str) -> str:
+    try:
+        value: Any = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise PageError(f"{where}: not UTF-8 JSON ({exc})") from None
+    for step in (key, field):
+        if step is None:
+            continue
+        if not isinstance(value, dict) or step not in value:
+            raise PageError(f"{where}: has no {step!r} (named by sources.json)")
+        value = value[step]
+    if not isinstance(value, str):
+        raise PageError(f"{where}: [{key!r}][{field!r}] is {type(value).__name__}, not text")
+    return value
+
+
+def _line_range(lines: list[str], bounds: list[int] | None, what: str) -> list[str]:
+    if bounds is None:
+        return lines
+    first, last = bounds
+    if not 1 <= first <= last <= len(lines):
+        raise PageError(f"reference line range {first}-{last} is outside the {len(lines)} lines of {what}")
+    return lines[first - 1 : last]
 
 
 class ReviewedSuiteFormat:
@@ -120,7 +201,7 @@ class ReviewedSuiteFormat:
         if missing:
             raise CorpusImportError(f"{sources_path}: no source for case(s) {', '.join(missing)}")
         return [
-            IndexRow(line=position, key=rule.id, html_file=sources["cases"][rule.id]["capture"], url=rule.url,
+            IndexRow(line=position, key=rule.id, html_file=capture_spec(sources["cases"][rule.id])["file"], url=rule.url,
                      lang=rule.lang, lang_guess=rule.lang, html_title=rule.name, coverage="", kind="article")
             for position, rule in enumerate(rules.cases, start=1)
         ]
@@ -129,21 +210,17 @@ class ReviewedSuiteFormat:
         """The loader of one reviewed case: its decompressed capture and its cut reference lines."""
         home = evidence_home(source, self._sources)
 
+        def read(relative: str) -> bytes:
+            path = home / relative
+            return read_gzip(path) if path.suffix == ".gz" else _read(path)
+
         def load(row: IndexRow) -> Page:
             entry = self._sources["cases"][row.key]
-            capture_file = home / entry["capture"]
-            capture = read_gzip(capture_file) if capture_file.suffix == ".gz" else _read(capture_file)
-            reference: list[str] = []
-            reference_file = capture_file
-            spec = entry.get("reference")
-            if spec:
-                reference_file = home / spec["file"]
-                text = _read(reference_file).decode("utf-8")
-                try:
-                    reference = cut_reference(text, spec.get("part", "whole"), spec.get("lines"))
-                except PageError as exc:
-                    raise PageError(f"{reference_file}: {exc}") from None
-            return Page(row=row, url=row.url, capture=capture, capture_file=capture_file, reference=reference,
+            spec = capture_spec(entry)
+            capture = derive_capture(spec, read)
+            reference = derive_reference(entry.get("reference"), read, capture)
+            reference_file = home / ((entry.get("reference") or {}).get("file") or spec["file"])
+            return Page(row=row, url=row.url, capture=capture, capture_file=home / spec["file"], reference=reference,
                         reference_file=reference_file, key_tag=row.key, extra={"rule": self._rules[row.key]})
 
         return load
