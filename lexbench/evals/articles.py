@@ -10,7 +10,6 @@ removed — fail with the component they remove.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 
 import lxml.html
 
@@ -20,10 +19,11 @@ from lexbench.dataset.compile import check_segmentation
 from lexbench.dataset.importers.common import detect_charset
 from lexbench.dataset.segment import auto_regions
 from lexbench.errors import RulesError
+from lexbench.evals.controls import rejected_controls
 from lexbench.providers.result import ProviderResult, ResultMetadata
 from lexbench.scoring import evaluate_response
 from lexbench.scoring.normalise import normalise
-from lexbench.verdict import Component, Outcome, Verdict
+from lexbench.verdict import Outcome, Verdict
 
 MAX_REGIONS = 5
 _MECHANICAL_LABEL = re.compile(r"^part \d+( \(lines \d+-\d+\))?$", re.IGNORECASE)
@@ -50,47 +50,6 @@ def capture_html(rule: CaseRule, capture: bytes) -> str:
     an XML declaration (lxml refuses one in decoded text)."""
     label = rule.capture.content_type.partition("charset=")[2] or detect_charset(capture).served
     return _XML_DECLARATION.sub("", decode_page(capture, label)[0], count=1)
-
-
-def controls(case: Case, html: str) -> list[tuple[str, Component, Callable[[], ProviderResult]]]:
-    """The rejected controls of one case: (name, the component that must fail, the answer)."""
-    out: list[tuple[str, Component, Callable[[], ProviderResult]]] = []
-    lines = (case.reference_text or "").split("\n")
-    title_lines = [case.title] if case.title else []
-    stable = [phrase for group in case.stable_groups for phrase in group.phrases]
-
-    def echo(body_lines: list[str], *, title: bool = True, with_stable: bool = True) -> ProviderResult:
-        parts = (title_lines if title else []) + body_lines + (stable if with_stable else [])
-        return _answer("\n".join(parts), "text")
-
-    if case.title:
-        # The reference may open with the headline (magic-html, dragnet): it goes too, so the control
-        # answers with every body sentence but no title line anywhere.
-        title = normalise(case.title)
-        untitled = [line for line in lines if normalise(line) != title]
-        out.append(("title removed", Component.TITLE, lambda: echo(untitled, title=False)))
-    if case.body is not None:
-        for region in case.body.regions:
-            kept = lines[: region.first_line - 1] + lines[region.last_line:]
-            out.append((f"region {region.label!r} removed", Component.REGIONS, lambda kept=kept: echo(kept)))
-        end = normalise(case.body.reference_scope.end)
-        cut = [line for line in lines if normalise(line) not in end and end not in normalise(line)]
-        out.append(("ending removed", Component.ENDING, lambda: echo(cut)))
-    if case.stable_groups:
-        out.append(("stable groups removed", Component.STABLE_GROUPS, lambda: echo(lines, with_stable=False)))
-    if case.comments is not None or case.posts is not None:
-        component = Component.COMMENTS if case.comments is not None else Component.POSTS
-        contract = case.comments or case.posts
-        assert contract is not None and contract.html is not None
-
-        def without_records() -> ProviderResult:
-            root = lxml.html.document_fromstring(html)
-            for element in root.cssselect(contract.html.record):
-                element.drop_tree()
-            return _answer(lxml.html.tostring(root, encoding="unicode"), "html", case.title)
-
-        out.append(("comments removed" if case.comments is not None else "posts removed", component, without_records))
-    return out
 
 
 def case_problems(rule: CaseRule, capture: bytes, reference: str | None) -> list[str]:
@@ -139,9 +98,13 @@ def case_problems(rule: CaseRule, capture: bytes, reference: str | None) -> list
         failed = [line for line in _failed(echo) if not line.startswith(("comments", "posts"))]
         if failed:
             problems.append("the reference echo fails: " + "; ".join(failed))
-    for name, component, make in controls(case, html):
-        verdict = evaluate_response(case, make())
-        result = next((c for c in verdict.components if c.name is component), None)
+    try:
+        rejected = rejected_controls(case, html)
+    except ValueError as exc:  # a records contract without reviewed selectors
+        return [*problems, str(exc)]
+    for control in rejected:
+        verdict = evaluate_response(case, control.answer)
+        result = verdict.component(control.component)
         if verdict.outcome is Outcome.PASS or result is None or result.passed is not False:
-            problems.append(f"control '{name}' does not fail {component.value}")
+            problems.append(f"control '{control.name}' does not fail {control.component.value}")
     return problems

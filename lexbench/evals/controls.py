@@ -329,6 +329,7 @@ def own_contract_answer(case: Case, capture_html: str, *, title: bool = True, dr
     found as one). ``records=False`` drops the records. ``case`` must be compiled (reference text).
     Raises ``ValueError`` for a comments or posts contract without reviewed HTML selectors (REVIEW.md
     asks for selectors that select exactly the records)."""
+    import lxml.etree
     import lxml.html
 
     from lexbench.scoring.normalise import label_normalise
@@ -354,6 +355,18 @@ def own_contract_answer(case: Case, capture_html: str, *, title: bool = True, dr
                          "HTML selectors, so its records cannot be kept apart from the rest of the capture")
     root = lxml.html.document_fromstring(capture_html)
     chosen = root.cssselect(contract.html.record) if records else []
+    # A record quoting a removed passage (a comment pasting the article's last paragraph) would supply it:
+    # such records go too, so the control lacks the passage everywhere (seed: repeated wording may match).
+    removed = [normalise(lines[number - 1]) for number in drop_lines if 0 < number <= len(lines)]
+    needles = [line[i:i + 40] for line in removed for i in range(0, len(line) - 39, 40)]
+    if needles:
+        chosen = [record for record in chosen if not any(n in normalise(record.text_content()) for n in needles)]
+    if not title and wanted:
+        # The thread title shown inside a post (a forum's first-post subject) is the title too.
+        for record in chosen:
+            for node in list(record.iter(tag=lxml.etree.Element)):
+                if node is not record and node.getparent() is not None and label_normalise(node.text_content()) == wanted:
+                    node.drop_tree()
     # The sets hold the element proxies themselves: lxml keeps one proxy per node while it is referenced.
     inside = {node for record in chosen for node in record.iter()}
     ancestors = {node for record in chosen for node in record.iterancestors()}

@@ -115,8 +115,9 @@ _SCOPED = "(selector) => Array.from(document.querySelectorAll(selector), (e) => 
 
 
 async def render(playwright: Any, ws_url: str, url: str, completion: Completion, *, text_scope: int,
-                 deadline_s: float) -> Rendered:
+                 deadline_s: float, javascript: bool = True) -> Rendered:
     """Visit ``url`` in the browser at ``ws_url`` and apply ``completion`` (steps as :func:`cdp_steps`).
+    ``javascript=False`` visits in a fresh context whose scripts do not run.
 
     Raises :class:`FetchError` for navigation failures (``net::ERR_*`` classes, ``timeout``). An unmet
     completion condition is reported in the result (the content is kept), not raised.
@@ -132,7 +133,10 @@ async def render(playwright: Any, ws_url: str, url: str, completion: Completion,
 
     browser = await playwright.chromium.connect_over_cdp(ws_url, timeout=left_ms())
     try:
-        context = browser.contexts[0] if browser.contexts else await browser.new_context()
+        if javascript:
+            context = browser.contexts[0] if browser.contexts else await browser.new_context()
+        else:
+            context = await browser.new_context(java_script_enabled=False)
         page = await context.new_page()
         wait_until = {"load": "load", "network_idle": "networkidle"}[completion.wait]
         try:

@@ -69,7 +69,8 @@ class EngineOptions(BaseModel):
     or a prefix at a dot: ``"156"`` accepts 156.0.8078.108); ``route``: optional, must equal the type's;
     ``completion``: :class:`~lexbench.providers.engines.Completion`; ``text_scope``: 1 (the whole
     document) or 2 (only the completion selector's matches); ``worker``: the Node worker script for
-    Node engines (default: the checkout's)."""
+    Node engines (default: the checkout's); ``javascript``: whether the page's scripts run (CDP engines
+    only; ``false`` renders a capture as sources that saved pages with JavaScript off saw it)."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -80,6 +81,7 @@ class EngineOptions(BaseModel):
     completion: Completion = Field(default_factory=Completion)
     text_scope: Literal[1, 2] = 1
     worker: str | None = None
+    javascript: bool = True
 
 
 def parse_options(options: Mapping[str, Any], route: Route) -> tuple[EngineOptions, Engine]:
@@ -96,6 +98,8 @@ def parse_options(options: Mapping[str, Any], route: Route) -> tuple[EngineOptio
     try:
         eng = engine(parsed.engine)
         check_completion(eng, route, parsed.completion, text_scope=parsed.text_scope)
+        if not parsed.javascript and eng.driver != "cdp":
+            raise ConfigError(f"javascript: false needs a CDP engine; {eng.name} does not drive one")
     except ConfigError as exc:
         raise ValueError(str(exc)) from None
     return parsed, eng
@@ -296,7 +300,7 @@ class HeadlessProvider(Provider):
                     raise FetchError(ErrorType.SERVICE_ERROR, f"{self.engine.name} did not start its CDP server")
                 loop = PlaywrightLoop.shared()
                 coroutine = render(loop.playwright, match.group(1), url, completion, text_scope=self.config.text_scope,
-                                   deadline_s=deadline.remaining())
+                                   deadline_s=deadline.remaining(), javascript=self.config.javascript)
                 try:
                     rendered = loop.run(coroutine, deadline.remaining())
                 except TimeoutError:

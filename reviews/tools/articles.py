@@ -38,19 +38,13 @@ from lexbench.charsets import decode_page  # noqa: E402
 from lexbench.dataset.importers.html_text import html_lines, visible_text  # noqa: E402
 from lexbench.dataset.importers.reviewed import COMMENTS_DELIMITER  # noqa: E402
 from lexbench.dataset.segment import split_paragraphs  # noqa: E402
+from lexbench.dataset.evidence import UPSTREAM, upstream_path  # noqa: E402
 from lexbench.dataset.selection import STRATA, select  # noqa: E402
 
 CORPUS = ROOT.parent / "shared" / "corpus"
 CARRIED = ROOT / "reviews" / "comments-real"
 FORMAT_OF = {"dragnet": "dragnet", "scrapinghub-aeb": "scrapinghub-aeb", "magic-html-bench": "magic-html-bench",
              "trafilatura-eval": "trafilatura-eval", "harvest-forums": "harvest-forums"}
-UPSTREAM = {
-    "dragnet": ("https://github.com/j-szulc/html-cleaning-dataset-merged", "46e01a04b47051838a228bf23631430b2c9de375"),
-    "scrapinghub-aeb": ("https://github.com/scrapinghub/article-extraction-benchmark", "4a3bc979f76c0df73cb95fe272e2fc1b96f9f010"),
-    "magic-html-bench": ("https://github.com/opendatalab/magic-html", "47d4a7fed12030e906a093b074637f178cb46ef2"),
-    "trafilatura-eval": ("https://github.com/adbar/trafilatura", "e90b0ef51ab026fdb905fb6c5b3c84dd3d784fd5"),
-    "harvest-forums": ("https://github.com/fhgr/harvest", "f778b0a4112259ad246c8ac57e9d51eb149ab9ef"),
-}
 OBSERVED = "2026-12-01"
 TASK_PROMPT = "Fetch the page at its URL and return its readable content."
 COMMENTS_PROMPT = ("Return the readable content of this page: its title, the complete article and the comments "
@@ -322,28 +316,6 @@ def check(review_path: Path, packet: Path | None = None) -> int:
     return 1 if problems else 0
 
 
-def upstream_path(source: str, corpus_path: str) -> str:
-    """Where a corpus file sits in its source's public repository at the pinned commit (corpus README)."""
-    rel = corpus_path.split("/", 1)[1]
-    name = Path(rel).name
-    if source == "dragnet":
-        stem = name.removesuffix(".html.gz").removesuffix(".html.corrected.txt")
-        return f"dragnet_data/input/{stem}.html" if rel.startswith("HTML/") else f"dragnet_data/GoldStandard/{stem}.txt"
-    if source == "scrapinghub-aeb":
-        return rel
-    if source == "magic-html-bench":
-        return "benchmark/data/" + rel.removesuffix(".gz")
-    if source == "trafilatura-eval":
-        if rel == "evaldata.json":
-            return "tests/evaldata.json"
-        file = name.removesuffix(".gz")
-        hashed = len(file) == 37 and file.endswith(".html") and all(c in "0123456789abcdef" for c in file[:32])
-        return ("tests/eval/" if hashed else "tests/cache/") + file
-    if source == "harvest-forums":
-        return "corpus/" + rel.removesuffix(".gz")
-    raise ValueError(f"no upstream layout for {source}")
-
-
 def _fallback_id(meta: dict[str, Any]) -> str:
     from lexbench.dataset.importers.common import domain_slug
 
@@ -383,14 +355,18 @@ def assemble(packets_dir: Path, out: Path, evidence: Path, blind: Path | None = 
         used.add(number)
         entry_source = meta.get("sources_entry", {})
         origin = f"{entry_source.get('source', 'corpus')}:{entry_source.get('key', case_dir.name)}"
-        if meta.get("stratum"):
-            origin += f" (stratum {meta['stratum']}" + (f", rank {meta['rank']})" if meta.get("rank") is not None else ")")
+        if meta.get("rank") is not None:
+            origin += f" (stratum {meta['stratum']}, rank {meta['rank']})"
+        elif meta.get("stratum"):
+            origin += " (carried from the reviewed comments-real suite, revision 2)"
         if review.get("decision") == "approve":
             rule, entry, reference, capture = build(case_dir, review)
             if rule.kind is not CaseKind.FIXED_ARTICLE:
                 entry["reference"] = None
             for path in entry["files"]:
-                entry["files"][path]["upstream"] = upstream_path(entry["source"], path)
+                # Every trafilatura-eval page of the suite is under tests/eval at the pinned commit (checked by path).
+                folder = "eval" if entry["source"] == "trafilatura-eval" else None
+                entry["files"][path]["upstream"] = upstream_path(path, folder=folder)
             rules.append(rule)
             sources[rule.id] = entry
             note: dict[str, Any] = {"packet": case_dir.name, "basis": review.get("basis")}
@@ -439,7 +415,7 @@ def assemble(packets_dir: Path, out: Path, evidence: Path, blind: Path | None = 
     out.mkdir(parents=True, exist_ok=True)
     (out / "rules.json").write_bytes(dump_json(rule_set.model_dump(mode="json")))
     (out / "cohort.json").write_bytes(dump_json(cohort.model_dump(mode="json")))
-    upstream = {name: {"repository": repo, "commit": commit} for name, (repo, commit) in UPSTREAM.items()}
+    upstream = {name: UPSTREAM[name] for name in sorted({entry["source"] for entry in sources.values()})}
     (out / "sources.json").write_bytes(dump_json({"schema_version": 1, "evidence_home": "../shared/corpus",
                                                  "upstream": upstream, "cases": sources}))
     (out / "review-notes.json").write_bytes(dump_json({"schema_version": 1, "observed": OBSERVED, "cases": notes}))

@@ -4,8 +4,10 @@ Chromium over CDP from a loopback replay, passes (a page satisfies its own contr
 with its title, any region, its ending, its stable groups or its comments/posts removed fail, each on
 that component.
 
-The rendering is the ``chromium-cdp`` engine's rendered DOM (the ``chromium-cdp-html`` provider), so the
-reviewed comment and post selectors apply to what the page displayed. The ``chromium-cdp`` provider's
+The rendering is the ``chromium-cdp`` engine's rendered DOM (the ``chromium-cdp-html`` provider) with
+JavaScript off, as the sources saved these pages (a capture's scripts, replayed without the network they
+expect, may blank the page: MSN's does), so the reviewed comment and post selectors apply to what the
+page displayed. The ``chromium-cdp`` provider's
 Markdown is a conversion of that DOM; whether the scorer still finds comment records in it is a
 question about the conversion and the Markdown record parser, not about the case.
 
@@ -77,8 +79,9 @@ def chromium(suite):
     installed("chromium-cdp")
     with ReplayServer({c.id: (suite.captures[c.id], c.capture.content_type) for c in suite.cases}) as server:
         parts = urllib.parse.urlsplit(server.base_url)
-        provider = build_provider(load_config(EXAMPLE_CONFIG).spec("chromium-cdp-html"),
-                                  guard=NetworkGuard.allowing((parts.hostname, parts.port)))
+        spec = load_config(EXAMPLE_CONFIG).spec("chromium-cdp-html")
+        spec = spec.model_copy(update={"options": {**spec.options, "javascript": False}})
+        provider = build_provider(spec, guard=NetworkGuard.allowing((parts.hostname, parts.port)))
         try:
             yield provider, server
         finally:

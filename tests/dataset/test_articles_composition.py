@@ -1,9 +1,7 @@
 """The composition of the reviewed ``articles`` suite, counted over ``cases/articles/rules.json`` and
 ``sources.json`` (issue 17 items 3 and "done when"; seed ``articles-suite-authoring.txt``; REVIEW.md).
 
-Everything here but the last test needs no corpus. The counts the issue sets are one test of their own,
-:func:`test_the_suite_has_the_composition_the_issue_sets`: while ``cases/articles`` holds the provisional
-stand-in suite (its description says PROVISIONAL) that test is expected to fail, by count only.
+Everything here but the last test needs no corpus.
 """
 
 from __future__ import annotations
@@ -23,7 +21,6 @@ from tests.dataset.articles_evidence import ARTICLES
 
 RULES = load_rules(ARTICLES / "rules.json")
 SOURCES = json.loads((ARTICLES / "sources.json").read_text(encoding="utf-8"))
-PROVISIONAL = RULES.suite.description.startswith("PROVISIONAL")
 
 MECHANICAL_LABEL = re.compile(r"^\s*part\s+\d+\s*\(\s*lines?\s+\d+(\s*-\s*\d+)?\s*\)\s*$", re.IGNORECASE)
 """The label ``auto_regions`` gives ("part 2 (lines 5-9)"): a cut by size, not a reviewed chapter."""
@@ -38,8 +35,6 @@ def language(lang: str) -> str:
 # --- the counts (issue 17, item 3) -------------------------------------------------------------------
 
 
-@pytest.mark.xfail(PROVISIONAL, strict=True, reason="cases/articles holds the provisional 3-case stand-in; the "
-                   "reviewed 100-case suite replaces it (then this marker no longer applies)")
 def test_the_suite_has_the_composition_the_issue_sets():
     cases = RULES.cases
     languages = [language(rule.lang) for rule in cases]

@@ -15,6 +15,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
+from lexbench.errors import ConfigError
+
 from lexbench.dataset.case import Delivery
 from lexbench.dataset.suite import load_suite
 from lexbench.providers.engine_process import PROFILE_PREFIX, engine_processes, run_process
@@ -308,3 +310,18 @@ def test_crawl4ai_drives_system_chromium_over_cdp(suite, pages):
     result = call_provider(provider, suite.cases[0], pages.base + "/late", RuntimePolicy(timeout_s=40.0, retries=0))
     assert "Paragraph 3 written by a script" in result.content
     assert result.metadata.upstream_status == 200 and result.metadata.engine.startswith("crawl4ai 0.9.5 on chromium")
+
+
+def test_javascript_off_renders_the_page_as_its_server_sent_it(suite, pages):
+    # The sources saved their captures with JavaScript off; the articles suite renders them so (issue 17).
+    provider = HeadlessHtml("h", options("chromium-cdp", javascript=False, completion={"delay_ms": 3000}))
+    result = call_provider(provider, suite.cases[0], pages.base + "/late", POLICY)
+    assert result.success, result.error_message
+    assert "Written by the server." in result.content
+    assert "Paragraph 1 written by a script" not in result.content  # the script's source is there, its output not
+
+
+def test_javascript_off_needs_a_cdp_engine():
+    with pytest.raises(ConfigError, match="javascript: false needs a CDP engine; chromium-dump-dom"):
+        HeadlessHtml("h", {"engine": "chromium-dump-dom", "binary": "/usr/bin/chromium", "expected_version": "1",
+                           "javascript": False})
