@@ -199,7 +199,9 @@ class Comparison:
     """Two providers of one output contract over the cases both scored (pass or fail).
 
     ``difference`` is ``first``'s pass rate minus ``second``'s with its paired-bootstrap interval;
-    ``real`` when that interval excludes zero. ``first`` is the better-ranked provider.
+    ``real`` when that interval excludes zero. ``first`` is the better-ranked provider. ``first_noise``
+    and ``second_noise`` are each one's noise figure (median answer size ÷ reference size) over the
+    shared cases both answered, so a lead in pass rate is read beside what it costs a reader (issue 17).
     """
 
     output_contract: str
@@ -209,6 +211,8 @@ class Comparison:
     first_rate: float
     second_rate: float
     difference: stats.Interval
+    first_noise: float | None = None
+    second_noise: float | None = None
 
     @property
     def real(self) -> bool:
@@ -218,7 +222,10 @@ class Comparison:
 def compare(rows: Iterable[RunRow], summaries: Sequence[ProviderSummary]) -> list[Comparison]:
     """Paired comparisons of every two providers within each output contract except controls, in
     leaderboard order. Pairs with no shared scored case are left out."""
+    rows = list(rows)
     scored = {(r.provider, r.case): r.outcome is Outcome.PASS for r in rows if r.outcome is not Outcome.UNRESOLVABLE}
+    noise = {(r.provider, r.case): r.content_chars / r.reference_chars for r in rows
+             if r.outcome is not Outcome.UNRESOLVABLE and r.content_chars and r.reference_chars}
     out = []
     for contract in CONTRACT_TITLES:
         if contract == "control":
@@ -232,8 +239,11 @@ def compare(rows: Iterable[RunRow], summaries: Sequence[ProviderSummary]) -> lis
                 interval = stats.paired_difference(a, b, key=f"{contract}:{first}:{second}")
                 if interval is None:
                     continue
+                both = [c for c in cases if (first, c) in noise and (second, c) in noise]
                 out.append(Comparison(output_contract=contract, first=first, second=second, shared_cases=len(cases),
-                                      first_rate=sum(a) / len(a), second_rate=sum(b) / len(b), difference=interval))
+                                      first_rate=sum(a) / len(a), second_rate=sum(b) / len(b), difference=interval,
+                                      first_noise=statistics.median(noise[(first, c)] for c in both) if both else None,
+                                      second_noise=statistics.median(noise[(second, c)] for c in both) if both else None))
     return out
 
 
@@ -336,6 +346,7 @@ def _report_data(rows: list[RunRow], manifest: dict[str, Any], summaries: list[P
         "output_contract": c.output_contract, "first": c.first, "second": c.second, "shared_cases": c.shared_cases,
         "first_rate": _round(c.first_rate), "second_rate": _round(c.second_rate),
         "difference": _round(c.difference.estimate), "interval": _interval(c.difference), "real": c.real,
+        "first_noise": _round(c.first_noise), "second_noise": _round(c.second_noise),
     } for c in comparisons]
     for field, _ in BREAKDOWNS:
         groups: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0]))
@@ -495,15 +506,18 @@ def markdown_from_model(model: ReportModel) -> str:
     if report["comparisons"]:
         lines += ["## Pairwise comparisons", "",
                   "Paired bootstrap over the cases both providers scored. *Real* = the interval of the difference "
-                  "excludes 0; otherwise these cases cannot tell the two apart.", "",
-                  "| contract | provider | vs | shared cases | rate | rate | difference | 95 % CI | real? |",
-                  "|---|---|---|---:|---:|---:|---:|---:|---|"]
+                  "excludes 0; otherwise these cases cannot tell the two apart. Noise (median answer ÷ reference "
+                  "size over the shared cases both answered) sits beside each rate: a lead bought with a whole-page "
+                  "dump shows as noise.", "",
+                  "| contract | provider | vs | shared cases | provider's rate | vs rate | difference | 95 % CI | real? "
+                  "| provider's noise | vs noise |",
+                  "|---|---|---|---:|---:|---:|---:|---:|---|---:|---:|"]
         for c in report["comparisons"]:
             ci = c["interval"]
             lines.append(f"| {md_text(c['output_contract'])} | {md_text(c['first'])} | {md_text(c['second'])} | {c['shared_cases']} "
                          f"| {pct(c['first_rate'])} | {pct(c['second_rate'])} | {signed_pct(c['difference'])} "
                          f"| {signed_pct(ci['low'])} to {signed_pct(ci['high'])} "
-                         f"| {'yes' if c['real'] else 'no'} |")
+                         f"| {'yes' if c['real'] else 'no'} | {ratio(c['first_noise'])} | {ratio(c['second_noise'])} |")
         lines.append("")
     providers = [p["provider"] for board in report["leaderboards"] for p in board["providers"]]
     for field, heading in BREAKDOWNS:

@@ -295,16 +295,19 @@ def html_from_model(model: ReportModel) -> str:
     if report["comparisons"]:
         parts.append('<h2 id="comparisons">Pairwise comparisons</h2>')
         parts.append("<p>Paired bootstrap over the cases both providers scored. A highlighted row is a real "
-                     "difference: its 95 % interval excludes 0. Otherwise these cases cannot tell the two apart.</p>")
+                     "difference: its 95 % interval excludes 0. Otherwise these cases cannot tell the two apart. "
+                     "Noise (median answer ÷ reference size over the shared cases both answered) sits beside each "
+                     "rate: a lead bought with a whole-page dump shows as noise.</p>")
         body, classes = [], []
         for c in report["comparisons"]:
             ci = c["interval"]
             body.append([_t(c["output_contract"]), _t(c["first"]), _t(c["second"]), _n(c["shared_cases"]),
                          _n(pct(c["first_rate"])), _n(pct(c["second_rate"])), _n(signed_pct(c["difference"])),
-                         _n(f"{signed_pct(ci['low'])} to {signed_pct(ci['high'])}"), _t("yes" if c["real"] else "no")])
+                         _n(f"{signed_pct(ci['low'])} to {signed_pct(ci['high'])}"), _t("yes" if c["real"] else "no"),
+                         _n(ratio(c.get("first_noise"))), _n(ratio(c.get("second_noise")))])
             classes.append("real" if c["real"] else "")
-        parts.append(_table(["contract", "provider", "vs", "shared cases", "rate", "rate", "difference", "95 % CI",
-                             "real?"], body, row_classes=classes))
+        parts.append(_table(["contract", "provider", "vs", "shared cases", "provider's rate", "vs rate", "difference",
+                             "95 % CI", "real?", "provider's noise", "vs noise"], body, row_classes=classes))
 
     parts.append('<h2 id="latency">Latency and cost</h2>')
     parts.append(_figure("chart-latency", latency_chart(rows, model.summaries),

@@ -85,6 +85,25 @@ def test_paired_comparison_separates_real_differences_from_ties():
     assert "## Pairwise comparisons" in text and "| cleaned | a | b | 40 | 100.0 % | 25.0 % | +75.0 pp |" in text
 
 
+def test_a_comparison_shows_each_provider_s_noise_beside_its_pass_rate():
+    # "dump" passes every case with answers six times the reference; "clean" passes half at the reference's size.
+    rows = []
+    for i in range(20):
+        case = f"article-{i:03d}-en-x"
+        rows.append(row("dump", case, Outcome.PASS, chars=3000))
+        rows.append(row("clean", case, Outcome.PASS if i % 2 else Outcome.FAIL, chars=500 + i))
+    rows.append(row("dump", "article-099-en-only", Outcome.PASS, chars=90000))  # not shared: not in the pair's noise
+    pair = build_report(rows, MANIFEST)["comparisons"][0]
+    assert (pair["first"], pair["second"]) == ("dump", "clean")
+    assert pair["first_noise"] == 6.0 and pair["second_noise"] == 1.019
+    text = render_markdown(rows, MANIFEST)
+    assert "| provider's noise | vs noise |" in text and "| 6.00× | 1.02× |" in text
+    from lexbench.report_html import render_html
+
+    html = render_html(rows, MANIFEST)
+    assert "provider&#x27;s noise" in html or "provider's noise" in html
+
+
 def test_controls_are_not_compared():
     rows = [row("echo", "c1", Outcome.PASS, contract="control"), row("x", "c1", Outcome.FAIL)]
     assert build_report(rows, MANIFEST)["comparisons"] == []
