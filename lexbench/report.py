@@ -487,10 +487,12 @@ def markdown_from_model(model: ReportModel) -> str:
               "reference size: read it beside the pass rate, since a whole-page dump passes recall contracts too.", ""]
     lines += ["## Leaderboards", ""]
     for board in report["leaderboards"]:
+        # One header cell per component column, so the header always matches the rows.
+        components = " | ".join(COMPONENT_LABELS[c] for c in LEADERBOARD_COMPONENTS)
         lines += [f"### {board['title']}", "",
-                  "| provider | items | pass | fail | unresolvable | pass rate | 95 % CI | title | regions | ending "
-                  "| stable groups | p50 s | p95 s | noise | answer tokens |",
-                  "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+                  f"| provider | items | pass | fail | unresolvable | pass rate | 95 % CI | {components} "
+                  "| p50 s | p95 s | noise | answer tokens |",
+                  "|---|" + "---:|" * (10 + len(LEADERBOARD_COMPONENTS))]
         for p in board["providers"]:
             parts = " | ".join(pct(p["components"][c.value]) for c in LEADERBOARD_COMPONENTS)
             lines.append(f"| {md_text(p['provider'])} | {p['items']} | {p['pass']} | {p['fail']} | {p['unresolvable']} "

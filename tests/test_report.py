@@ -104,6 +104,16 @@ def test_a_comparison_shows_each_provider_s_noise_beside_its_pass_rate():
     assert "provider&#x27;s noise" in html or "provider's noise" in html
 
 
+def test_every_leaderboard_row_has_as_many_cells_as_its_header():
+    # A row carries every component column (comments and posts included); a header short of them shifts
+    # every later column under the wrong heading.
+    text = render_markdown(_two_providers(), MANIFEST)
+    table = [line for line in text.split("## Leaderboards")[1].splitlines() if line.startswith("|")][:3]
+    header, rule, first = (line.count("|") for line in table)
+    assert header == rule == first
+    assert "| comments | posts |" in table[0]
+
+
 def test_controls_are_not_compared():
     rows = [row("echo", "c1", Outcome.PASS, contract="control"), row("x", "c1", Outcome.FAIL)]
     assert build_report(rows, MANIFEST)["comparisons"] == []
