@@ -7,7 +7,7 @@ import os
 
 from hypothesis import settings
 
-pytest_plugins = ["pytester"]
+pytest_plugins = ["pytester", "tests.slow_guard"]
 
 # Modest example counts keep `make test` fast; HYPOTHESIS_PROFILE=lexbench-thorough fuzzes for longer.
 # No deadline: example times swing with machine load, and the properties are about results, not speed.

@@ -160,6 +160,7 @@ def test_doh_nxdomain_never_falls_back_to_system_dns_nor_retries(case, api, doh,
     assert result.metadata.resolutions[0].addresses == []
 
 
+@pytest.mark.slow
 def test_an_unreachable_doh_resolver_is_a_dns_failure(case, api, key):
     with LoopbackServer(lambda h, s: None) as dead:
         url = dead.url("/dns-query")
