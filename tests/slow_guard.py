@@ -5,12 +5,13 @@ subprocess, a browser, a Node or extraction worker, git) or a listening socket (
 fake) is what makes a test take seconds on a loaded machine, so such a test must carry
 ``@pytest.mark.slow`` (or its module ``pytestmark = pytest.mark.slow``). The guard watches each phase
 (setup, call, teardown) of every unmarked test: ``subprocess.Popen``, ``os.fork``, ``os.posix_spawn``,
-multiprocessing's spawn and ``socket.listen``. A module- or session-scoped fixture is charged to the
+multiprocessing's spawn and ``Process.start``, and ``socket.listen``. A module- or session-scoped fixture is charged to the
 first test that sets it up, so a run of ``-m "not slow"`` checks every fixture the fast tests use.
 """
 
 from __future__ import annotations
 
+import multiprocessing.process
 import multiprocessing.util
 import os
 import socket
@@ -41,6 +42,8 @@ _WATCHED: list[tuple[Any, str, Callable[..., str]]] = [
     (os, "posix_spawn", lambda path, *a, **k: f"a process: {path}"),
     (os, "posix_spawnp", lambda path, *a, **k: f"a process: {path}"),
     (multiprocessing.util, "spawnv_passfds", lambda path, args, *a, **k: "a process: " + " ".join(map(str, args))),
+    # A forkserver, once started, forks its children out of our sight: watch each Process.start too.
+    (multiprocessing.process.BaseProcess, "start", lambda process: f"a process: {process!r}"),
     (socket.socket, "listen", _describe_listen),
 ]
 

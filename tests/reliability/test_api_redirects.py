@@ -25,7 +25,7 @@ from tests.reliability.leaks import leaks
 from tests.scoring.factories import make_case
 
 
-pytestmark = pytest.mark.attack(item=3)
+pytestmark = [pytest.mark.attack(item=3), pytest.mark.slow]
 
 
 KEY, ZONE = "sk-redirect/Canary+5f1e==", "zone-redirect-canary"

@@ -69,6 +69,7 @@ def score_record_id_pattern() -> tuple[str, str]:
     return verdict.outcome.value, comments.evidence
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(DEADLINE_S + 60)
 @pytest.mark.parametrize("score", [score_href_pattern, score_post_link_pattern, score_record_id_pattern],
                          ids=["href_pattern", "post_link_pattern", "record_id_pattern"])
