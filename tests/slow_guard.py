@@ -5,8 +5,9 @@ subprocess, a browser, a Node or extraction worker, git) or a listening socket (
 fake) is what makes a test take seconds on a loaded machine, so such a test must carry
 ``@pytest.mark.slow`` (or its module ``pytestmark = pytest.mark.slow``). The guard watches each phase
 (setup, call, teardown) of every unmarked test: ``subprocess.Popen``, ``os.fork``, ``os.posix_spawn``,
-multiprocessing's spawn and ``Process.start``, and ``socket.listen``. A module- or session-scoped fixture is charged to the
-first test that sets it up, so a run of ``-m "not slow"`` checks every fixture the fast tests use.
+multiprocessing's spawn and ``Process.start``, and ``socket.listen``. A module- or session-scoped fixture
+is charged to the first test that sets it up, so a run of ``-m "not slow"`` checks every fixture the fast
+tests use.
 """
 
 from __future__ import annotations
