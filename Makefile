@@ -2,6 +2,7 @@
 #   make bench   run the real suite (articles) x default local providers, print the leaderboard; without
 #                its evidence (.evidence/articles, or fetched from ../shared/corpus) the demo suite, with a note
 #   make test    run the harness's own tests and the golden snapshots
+#   make test-fast  the same without the tests marked slow (no process or server started): the quick loop
 #   make perf    print the performance figures (issue 10) with their targets; exit 1 when one is missed
 PYTHON ?= python3
 VENV   ?= .venv
@@ -19,7 +20,7 @@ ifndef KEEP_PYTHONDONTWRITEBYTECODE
 unexport PYTHONDONTWRITEBYTECODE
 endif
 
-.PHONY: bench test check perf setup workers crawl4ai corpus-suites bench-corpus clean
+.PHONY: bench test test-fast check perf setup workers crawl4ai corpus-suites bench-corpus clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -60,10 +61,18 @@ bench: $(STAMP)
 	$(PY) -m pytest -n $(WORKERS) --suite=$$suite $(if $(PROVIDERS),--providers=$(PROVIDERS)) -q --tb=no -rfs; \
 	  status=$$?; [ $$status -le 1 ] || { echo "lexbench: the harness failed (pytest exit $$status)"; exit $$status; }
 
-# pytest's exit 5 (no tests collected) is a broken setup, never a pass.
+# pytest's exit 5 (no tests collected) is a broken setup, never a pass. make test runs every test and
+# prints how long it took; make test-fast leaves out the tests marked slow (those that start a process
+# or a server: pytest runs, browsers, Node and extraction workers, replay and loopback servers).
+TEST_RUN = start=$$(date +%s); $(PY) -m pytest tests golden -n $(WORKERS) -q $(1); status=$$?; \
+	  echo "make $(2): $$(( $$(date +%s) - start )) s"; \
+	  if [ $$status -eq 5 ]; then echo "make $(2): pytest collected no tests (exit 5)"; exit 1; fi; exit $$status
+
 test: $(STAMP) workers
-	$(PY) -m pytest tests golden -n $(WORKERS) -q; status=$$?; \
-	  if [ $$status -eq 5 ]; then echo "make test: pytest collected no tests (exit 5)"; exit 1; fi; exit $$status
+	@$(call TEST_RUN,,test)
+
+test-fast: $(STAMP)
+	@$(call TEST_RUN,-m "not slow",test-fast)
 
 check: test
 	$(PY) -m lexbench.cli --help > /dev/null

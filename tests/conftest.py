@@ -7,7 +7,7 @@ import os
 
 from hypothesis import settings
 
-pytest_plugins = ["pytester"]
+pytest_plugins = ["pytester", "tests.slow_guard"]
 
 # Modest example counts keep `make test` fast; HYPOTHESIS_PROFILE=lexbench-thorough fuzzes for longer.
 # No deadline: example times swing with machine load, and the properties are about results, not speed.
@@ -22,8 +22,8 @@ FIGURE = "lexbench.figure"
 def pytest_configure(config) -> None:  # type: ignore[no-untyped-def]
     """``pytest_configure``: register the reliability tests' ``attack`` marker and the ``slow`` marker."""
     config.addinivalue_line("markers", "attack(item): an attack of issue 19's item N, refused by its protection")
-    config.addinivalue_line("markers", "slow: takes minutes (e.g. renders every page of a real suite); still run "
-                            "by make test, leave it out with -m 'not slow'")
+    config.addinivalue_line("markers", "slow: starts a process or a server (tests/slow_guard.py checks it) or "
+                            "takes minutes; make test runs it, make test-fast (-m 'not slow') leaves it out")
 
 
 def pytest_terminal_summary(terminalreporter) -> None:  # type: ignore[no-untyped-def]

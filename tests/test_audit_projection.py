@@ -36,6 +36,7 @@ def demo_run(tmp_path_factory):
     return run_dir
 
 
+@pytest.mark.slow
 def test_the_demo_run_is_audited_item_by_item(demo_run, capsys):
     assert lexbench(["audit-projection", str(demo_run)]) == 0
     out = capsys.readouterr().out
@@ -53,6 +54,7 @@ def test_the_demo_run_is_audited_item_by_item(demo_run, capsys):
     assert all(item["in_answer"] <= item["fragments"] for item in report["items"])
 
 
+@pytest.mark.slow
 def test_an_unexplained_loss_is_listed_with_its_context_and_exits_1(demo_run, capsys, monkeypatch):
     real = AnswerView.of
 
@@ -77,6 +79,7 @@ def test_a_missing_or_invalid_run_directory_is_a_clear_error(tmp_path, capsys):
     assert "not a run directory" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_a_run_whose_suite_changed_is_refused(demo_run, tmp_path, capsys):
     import shutil
 
@@ -108,6 +111,7 @@ def corpus_run(request, tmp_path_factory):
     return run_dir
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not CORPUS.is_dir(), reason=f"{CORPUS} is absent: the real corpus is not on this machine")
 @pytest.mark.parametrize("corpus_run", CORPUS_FORMATS, indirect=True)
 def test_the_local_providers_corpus_answers_lose_nothing_unexplained(corpus_run, capsys):

@@ -8,6 +8,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.slow  # starts processes or servers: make test-fast leaves it out
+
 REPO = Path(__file__).resolve().parents[1]
 
 

@@ -20,6 +20,7 @@ FORMATS = ("scrapinghub-aeb", "mozilla-readability", "magic-html-bench")
 pytestmark = pytest.mark.skipif(not CORPUS.is_dir(), reason=f"{CORPUS} is absent: the real corpus is not on this machine")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("corpus_format", FORMATS)
 def test_real_pages_run_and_reference_echo_passes_every_case(tmp_path, corpus_format):
     suite = tmp_path / "suite"

@@ -22,6 +22,7 @@ def rows(run_dir):
     return [json.loads(line) for line in (run_dir / "results.jsonl").read_text().splitlines()]
 
 
+@pytest.mark.slow
 def test_items_are_case_by_provider_and_verdicts_are_outcomes(bench):
     pytester, suite = bench
     run_dir = pytester.path / "run"
@@ -61,6 +62,7 @@ def test_items_are_case_by_provider_and_verdicts_are_outcomes(bench):
     assert "lexbench.latency_s" in props["article-002-en-orchard[trafilatura]"]
 
 
+@pytest.mark.slow
 def test_k_selects_one_provider(bench):
     pytester, suite = bench
     result = pytester.runpytest_subprocess(f"--suite={suite}", "-k", "reference-echo",
@@ -68,6 +70,7 @@ def test_k_selects_one_provider(bench):
     result.assert_outcomes(passed=2, deselected=6)
 
 
+@pytest.mark.slow
 def test_parallel_run_records_the_same_rows(bench, tmp_path_factory):
     pytester, suite = bench
     # Run directories outside the project: pytest must not mistake them for test paths in workers.
@@ -99,6 +102,7 @@ def pytest_runtest_teardown(item):
 _CPUS = sorted(__import__("os").sched_getaffinity(0)) if hasattr(__import__("os"), "sched_getaffinity") else []
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not 2 <= len(_CPUS) <= 4, reason="needs Linux's sched_setaffinity and 2-4 usable CPUs "
                                                       "(one worker per CPU)")
 def test_local_providers_keep_each_worker_and_its_extraction_process_on_a_cpu_of_its_own(
@@ -159,6 +163,7 @@ def test_cpu_pinning_only_for_declared_local_work_with_one_worker_per_cpu():
     assert declared_family(PROVIDER_TYPES["reference-echo"]) == "control"
 
 
+@pytest.mark.slow
 def test_unresolvable_is_a_skip_with_reason(bench, monkeypatch):
     pytester, suite = bench
     # A provider pointed at a dead replay server: infrastructure, not the method -> unresolvable.
@@ -175,6 +180,7 @@ def test_unresolvable_is_a_skip_with_reason(bench, monkeypatch):
     assert {r["outcome"] for r in rows(pytester.path / "r")} == {"unresolvable"}
 
 
+@pytest.mark.slow
 def test_bad_suite_and_provider_are_usage_errors(bench):
     pytester, _ = bench
     result = pytester.runpytest_subprocess("--suite", "no-such-suite")
@@ -185,6 +191,7 @@ def test_bad_suite_and_provider_are_usage_errors(bench):
     assert "unknown provider(s) nope" in result.stderr.str()
 
 
+@pytest.mark.slow
 def test_tampered_capture_stops_before_any_provider_call(bench):
     pytester, suite = bench
     capture = next((suite / "evidence" / "captures").iterdir())
@@ -212,6 +219,7 @@ def pytest_unconfigure(config):
 '''
 
 
+@pytest.mark.slow
 def test_providers_are_built_before_the_first_item_and_never_for_collect_only(bench, monkeypatch):
     """One-off costs (imports, TLS context, the replay server) are paid before the first item, not
     inside it, and the collected suite is frozen out of the garbage collector's walks; --collect-only
@@ -228,6 +236,7 @@ def test_providers_are_built_before_the_first_item_and_never_for_collect_only(be
                                                           "replay": True, "frozen": True}
 
 
+@pytest.mark.slow
 def test_the_replay_server_is_probed_only_after_a_failed_call_until_it_answers_again():
     """A probe per item cost ~15 % of an I/O-bound item: the server is asked only after a call failed,
     and then before every call until it answers again."""
@@ -258,6 +267,7 @@ def test_the_replay_server_is_probed_only_after_a_failed_call_until_it_answers_a
     assert "stopped" in state.replay_down(probe=False)
 
 
+@pytest.mark.slow
 def test_boilerplate_probes_are_counted_per_answer_and_reported(pytester):
     pytester.makeconftest('pytest_plugins = ["lexbench.plugin"]')
     pytester.makeini("[pytest]\ntestpaths = cases\naddopts = -p no:cacheprovider\n")

@@ -1,8 +1,11 @@
 """The replay server serves each capture byte for byte with its declared content type (SPEC §7)."""
 
 import httpx
+import pytest
 
 from lexbench.replay import ReplayServer
+
+pytestmark = pytest.mark.slow  # starts processes or servers: make test-fast leaves it out
 
 
 def test_serves_capture_bytes_with_declared_charset():

@@ -4,6 +4,8 @@ noise, and depends only on the rows and the run-wide facts."""
 import json
 import random
 
+import pytest
+
 from lexbench.providers.result import Attempt, ResultMetadata
 from lexbench.record import RunRow
 from lexbench.report import build_report, percentile, render_json, render_markdown, render_terminal, summarise
@@ -185,6 +187,7 @@ def test_write_reports_bootstraps_once_and_matches_the_renderers(tmp_path, monke
     assert sorted(calls) == ["paired_difference"] * 3 + ["pass_rate_interval"] * 3
 
 
+@pytest.mark.slow
 def test_the_report_names_the_scorer_version_its_rows_were_scored_with():
     from lexbench.record import environment
     from lexbench.scoring.evaluate import SCORER_VERSION

@@ -42,6 +42,7 @@ def test_nothing_is_fetched_and_answers_link_relatively(tmp_path):
     assert (tmp_path / hrefs[0]).read_text() == "Only the navigation came back."
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (apt-get install -y chromium); "
                                              "the browser rendering check needs it")
 def test_chromium_renders_the_charts_and_tables(tmp_path):

@@ -16,6 +16,8 @@ from lexbench.cli import main as lexbench
 from lexbench.record import load_rows
 from tests.suite_factory import ARTICLES, write_suite
 
+pytestmark = pytest.mark.slow  # starts processes or servers: make test-fast leaves it out
+
 REPORTS = ("report.md", "report.html", "report.json")
 # Sixteen articles: enough items that a run can be killed half-way.
 MANY = [dict(a, slug=f"{a['slug']}{i}", title=f"{a['title']} {i}") for i in range(8) for a in ARTICLES]

@@ -223,6 +223,7 @@ def test_fetching_from_the_mirror_writes_a_verified_runnable_input_directory(sui
         assert verdict.outcome is Outcome.PASS, (case.id, verdict.explanation)
 
 
+@pytest.mark.slow
 def test_upstream_fetch_over_http_gives_the_same_bytes_as_the_mirror(suite, tmp_path, upstream_server):
     root, corpus = suite
     from_mirror = fetch_evidence(root, into=tmp_path / "a", mirror=corpus.mirror)
@@ -278,6 +279,7 @@ def test_a_tampered_mirror_file_is_refused_naming_file_and_case(suite, tmp_path)
     assert not into.exists() and leftovers(into.parent) == []
 
 
+@pytest.mark.slow
 def test_a_tampered_upstream_file_is_refused(suite, tmp_path, upstream_server):
     root, corpus = suite
     tamper(corpus.upstream / "example/dragnet-data" / COMMIT / "input/X1.html")
@@ -287,6 +289,7 @@ def test_a_tampered_upstream_file_is_refused(suite, tmp_path, upstream_server):
     assert not (tmp_path / "inputs").exists()
 
 
+@pytest.mark.slow
 def test_a_missing_file_is_refused_naming_file_and_case(suite, tmp_path, upstream_server):
     root, corpus = suite
     (corpus.mirror / "aeb/ground-truth.json").unlink()

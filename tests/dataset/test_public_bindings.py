@@ -297,6 +297,7 @@ def test_a_committed_suite_must_have_its_registry_entry(demo, cases_root):
         load_suite("demo", cases_root=cases_root)
 
 
+@pytest.mark.slow
 def test_the_benchmark_refuses_a_suite_whose_bindings_disagree(demo, tmp_path):
     edit_json(demo / "tasks.json", lambda t: t["cases"][0].update(title="Another title"))
     completed = subprocess.run(

@@ -46,6 +46,7 @@ def _bench(suite: Path, run_dir: Path, plugin_dir: Path | None = None) -> None:
     assert completed.returncode in (0, 1), completed.stdout[-3000:] + completed.stderr[-3000:]
 
 
+@pytest.mark.slow
 def test_compare_blocks_a_scoring_change_on_real_pages_and_names_the_metrics(tmp_path, capsys):
     suite = tmp_path / "suite"
     import_corpus("scrapinghub-aeb", CORPUS / "scrapinghub-aeb", suite, limit=PAGES, keep_going=True)

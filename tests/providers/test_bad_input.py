@@ -23,6 +23,8 @@ from lexbench.verdict import Outcome
 from tests.providers.servers import LoopbackServer, hostile_pages
 from tests.suite_factory import ARTICLES, write_suite
 
+pytestmark = pytest.mark.slow  # starts processes or servers: make test-fast leaves it out
+
 DEADLINE_S = 2.0
 POLICY = RuntimePolicy(timeout_s=DEADLINE_S, retries=0)
 # Pages that must end for another reason than the deadline (25 MB streamed past the ceiling, a bomb

@@ -141,6 +141,7 @@ def _fake_binary(path, output: str):
     return str(path)
 
 
+@pytest.mark.slow
 def test_preflight_rejects_a_missing_binary_or_another_version(tmp_path):
     engine = ENGINES["chromium-cdp"]
     with pytest.raises(PreflightError, match="/nowhere/chromium is not installed \\(apt-get install chromium"):

@@ -27,6 +27,8 @@ from lexbench.providers.result import ErrorType
 from lexbench.providers.thirdparty import Crawl4ai, ReadabilityJs
 from tests.suite_factory import ARTICLES, write_suite
 
+pytestmark = pytest.mark.slow  # starts processes or servers: make test-fast leaves it out
+
 # Written 2 s after load: late enough that even a loaded machine takes its load-time snapshot first.
 LATE_PAGE = b"""<!doctype html><html><head><title>Late page</title></head><body><main><article>
 <h1>Late page</h1><p>Written by the server.</p></article></main>

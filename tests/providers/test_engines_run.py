@@ -13,6 +13,7 @@ from tests.providers.test_engines_real import installed
 from tests.suite_factory import ARTICLES, write_suite
 
 
+@pytest.mark.slow
 def test_engines_run_beside_local_providers_and_leave_nothing_running(pytester, tmp_path_factory, monkeypatch):
     chromium, jsdom = installed("chromium-cdp"), installed("jsdom")
     installed("chromium-dump-dom")

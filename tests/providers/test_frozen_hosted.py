@@ -22,6 +22,8 @@ from lexbench.replay import ReplayServer, new_run_prefix, served_fetches_url
 from tests.providers.hosted_fakes import FAKES, serve
 from tests.providers.test_plugin_providers import REPO, bench, hosted_entries, rows, write_config  # noqa: F401
 
+pytestmark = pytest.mark.slow  # starts processes or servers: make test-fast leaves it out
+
 FETCHING = {"firecrawl": "firecrawl", "exa": "exa-contents", "zyte": "zyte-api"}
 """Example providers whose fakes fetch and convert the page they are handed, by name → type."""
 REFUSING = {"tavily": "tavily-extract"}

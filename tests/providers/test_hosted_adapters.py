@@ -152,6 +152,7 @@ def test_every_adapter_and_scenario_is_covered():
     assert all(list(rows) == list(SCENARIOS) for rows in EXPECTED.values())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("scenario", SCENARIOS)
 @pytest.mark.parametrize("type_name", TYPES)
 def test_each_documented_answer_gets_its_result_and_verdict(case, pages, keys, type_name, scenario, record_property):
@@ -229,6 +230,7 @@ def page_server():
         yield server
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("type_name", TYPES)
 def test_the_request_is_the_services_own_and_the_harness_never_fetches_the_page_itself(
         case, keys, page_server, type_name):
@@ -245,6 +247,7 @@ def test_the_request_is_the_services_own_and_the_harness_never_fetches_the_page_
     assert page_server.hits == []  # the target stays the service's business (and loopback targets stay guarded)
 
 
+@pytest.mark.slow
 def test_the_guard_still_refuses_loopback_targets(case, page_server):
     """The allowance hosted adapters get is not the guard's: the same loopback page is refused to a local
     provider, which fetches targets itself."""
@@ -278,6 +281,7 @@ SUCCESS_FIELDS: dict[str, dict[str, Any]] = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("type_name", TYPES)
 def test_a_success_records_the_services_metadata(case, keys, type_name):
     url = "https://tiny.example/metadata"
@@ -296,6 +300,7 @@ def test_a_success_records_the_services_metadata(case, keys, type_name):
 # --- service specifics ----------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("type_name", "scenario", "request_id"), [
     ("browserbase-fetch", "service-error", "bb-fetch-err"), ("exa-contents", "limit", "exa-req-3")])
 def test_an_error_bodys_request_id_is_kept(case, keys, type_name, scenario, request_id):
@@ -304,6 +309,7 @@ def test_an_error_bodys_request_id_is_kept(case, keys, type_name, scenario, requ
     assert not result.success and result.metadata.request_id == request_id
 
 
+@pytest.mark.slow
 def test_brightdata_usage_limit_code_is_quota_whatever_the_status(case, keys):
     with serve("brightdata-unlocker") as api:
         result = call(hosted("brightdata-unlocker", api), case, "https://tiny.example/usage-limit")
@@ -312,6 +318,7 @@ def test_brightdata_usage_limit_code_is_quota_whatever_the_status(case, keys):
     assert (verdict.outcome, verdict.failure_class) == (Outcome.UNRESOLVABLE, "quota")
 
 
+@pytest.mark.slow
 def test_brightdata_unlock_failure_names_the_brd_error(case, keys):
     with serve("brightdata-unlocker") as api:
         result = call(hosted("brightdata-unlocker", api), case, "https://tiny.example/reject-block")
@@ -319,6 +326,7 @@ def test_brightdata_unlock_failure_names_the_brd_error(case, keys):
     assert "reject_block" in result.error_message and result.metadata.upstream_status is None
 
 
+@pytest.mark.slow
 def test_brightdata_json_format_reads_status_code_and_body(case, keys):
     with serve("brightdata-unlocker") as api:
         result = call(hosted("brightdata-unlocker", api, format="json"), case, "https://tiny.example/target-404")
@@ -327,12 +335,14 @@ def test_brightdata_json_format_reads_status_code_and_body(case, keys):
     assert api.requests[0]["json"]["format"] == "json"
 
 
+@pytest.mark.slow
 def test_browserbase_base64_content_is_decoded(case, keys):
     with serve("browserbase-fetch") as api:
         result = call(hosted("browserbase-fetch", api), case, "https://tiny.example/base64")
     assert result.success and result.content == "# Fetched\n\nThe page at https://tiny.example/base64."
 
 
+@pytest.mark.slow
 def test_firecrawl_scrape_timeout_is_the_services_failure_not_our_deadline(case, keys):
     with serve("firecrawl") as api:
         result = call(hosted("firecrawl", api), case, "https://tiny.example/scrape-timeout")
@@ -340,6 +350,7 @@ def test_firecrawl_scrape_timeout_is_the_services_failure_not_our_deadline(case,
     assert "SCRAPE_TIMEOUT" in result.error_message
 
 
+@pytest.mark.slow
 def test_crawl4ai_cloud_fit_scores_fit_markdown(case, keys):
     with serve("crawl4ai-cloud") as api:
         result = call(hosted("crawl4ai-cloud", api, fit=True), case, "https://tiny.example/page")
@@ -347,6 +358,7 @@ def test_crawl4ai_cloud_fit_scores_fit_markdown(case, keys):
     assert api.requests[0]["json"]["fit"] is True
 
 
+@pytest.mark.slow
 def test_jina_runs_without_a_key(case, monkeypatch):
     monkeypatch.delenv("JINA_API_KEY", raising=False)
     with serve("jina-reader") as api:
@@ -354,6 +366,7 @@ def test_jina_runs_without_a_key(case, monkeypatch):
     assert result.success and "authorization" not in api.requests[0]["headers"]
 
 
+@pytest.mark.slow
 def test_scrapingbee_json_response(case, keys):
     with serve("scrapingbee") as api:
         result = call(hosted("scrapingbee", api, json_response=True), case, "https://tiny.example/page")
@@ -361,6 +374,7 @@ def test_scrapingbee_json_response(case, keys):
     assert result.final_url == "https://tiny.example/page?resolved"
 
 
+@pytest.mark.slow
 def test_zyte_rendered_html_keeps_the_html_and_http_mode_decodes_base64(case, keys):
     with serve("zyte-api") as api:
         html = call(hosted("zyte-api", api, contract="rendered_html"), case, "https://tiny.example/page")
@@ -371,6 +385,7 @@ def test_zyte_rendered_html_keeps_the_html_and_http_mode_decodes_base64(case, ke
     assert api.requests[1]["json"] == {"url": "https://tiny.example/page", "httpResponseBody": True}
 
 
+@pytest.mark.slow
 def test_a_billed_failure_is_retried_and_both_costs_are_kept(case, keys):
     with serve("spider") as api:
         result = call(hosted("spider", api), case, "https://tiny.example/service-error", retries=1)
@@ -389,6 +404,7 @@ def test_browser_use_is_refused_with_the_reason_instead_of_an_invented_route(cas
         build_provider("browser-use-fetch")
 
 
+@pytest.mark.slow
 def test_firecrawl_reads_list_and_string_metadata_as_its_client_coerces_them(case, keys):
     """firecrawl-py types.py:178-251: title/url/sourceURL/scrapeId as lists, statusCode and creditsUsed as
     strings (its fixture test_metadata_extras.py has "statusCode": "200")."""
@@ -401,6 +417,7 @@ def test_firecrawl_reads_list_and_string_metadata_as_its_client_coerces_them(cas
     assert (gone.error_type, gone.metadata.upstream_status) == (E.EMPTY_CONTENT, 404), gone.error_message
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("scenario", "error_type", "outcome"), [
     ("not-supported", E.SERVICE_ERROR, Outcome.FAIL),  # error_handler.py:184-186 "Website Not Supported"
     ("terms-required", E.AUTH, Outcome.UNRESOLVABLE)])  # THIRD_PARTY_DATA_TERMS_REQUIRED: the operator's to accept
@@ -412,6 +429,7 @@ def test_firecrawl_403_is_website_not_supported_a_provider_failure(case, keys, s
     assert (verdict.outcome, verdict.failure_class) == (outcome, error_type.value)
 
 
+@pytest.mark.slow
 def test_firecrawl_processing_continues_is_waited_for_within_the_deadline(case, keys):
     """auto_resume.py: a 408 SCRAPE_TIMEOUT with details.state "processing_continues" is sent again after
     retryAfterSeconds (at least 5 s); without room in the deadline the 408 is the service's failure."""
@@ -424,6 +442,7 @@ def test_firecrawl_processing_continues_is_waited_for_within_the_deadline(case, 
     assert resumed.latency_s >= 5.0  # the client's minimum wait, never less
 
 
+@pytest.mark.slow
 def test_firecrawl_processing_that_never_ends_is_bounded_by_the_deadline(case, keys):
     """A service answering 408 processing_continues forever: the client's minimum wait (5 s) is taken while
     it fits the deadline, then the last 408 is the service's failure, within the deadline."""
@@ -433,6 +452,7 @@ def test_firecrawl_processing_that_never_ends_is_bounded_by_the_deadline(case, k
     assert len(api.requests) == 2 and 5.0 <= result.latency_s <= 8.0 + 1
 
 
+@pytest.mark.slow
 def test_exa_asks_for_a_fresh_fetch_with_max_age_hours_not_deprecated_livecrawl(case, keys):
     """exa-py api.py:3058-3062: livecrawl "does not guarantee freshly fetched content"; maxAgeHours 0 does,
     and only with it does text.verbosity take effect (api.py:762-768)."""
@@ -442,6 +462,7 @@ def test_exa_asks_for_a_fresh_fetch_with_max_age_hours_not_deprecated_livecrawl(
     assert body["maxAgeHours"] == 0 and "livecrawl" not in body and body["text"] == {"verbosity": "full"}
 
 
+@pytest.mark.slow
 def test_exa_results_dropped_as_empty_are_empty_content_not_malformed(case, keys):
     """filterEmptyResults defaults to true: an empty page is results: [] with statuses[].status "success"."""
     with serve("exa-contents") as api:
@@ -449,6 +470,7 @@ def test_exa_results_dropped_as_empty_are_empty_content_not_malformed(case, keys
     assert result.error_type is E.EMPTY_CONTENT and result.metadata.request_id == "exa-req-1"
 
 
+@pytest.mark.slow
 def test_zyte_escapes_the_url_to_rfc_2396_as_its_client_does(case, keys):
     """zyte-api utils.py:26-47 (safe_url_string): "café one" → "caf%C3%A9%20one"."""
     with serve("zyte-api") as api:
@@ -459,6 +481,7 @@ def test_zyte_escapes_the_url_to_rfc_2396_as_its_client_does(case, keys):
     assert [r["json"]["url"] for r in api.requests] == ["https://tiny.example/caf%C3%A9%20one?q=%C3%BC"] * 2
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("encoding", ["UTF-8", "iso-8859-1"])
 def test_browserbase_encoding_is_a_free_charset_name(case, keys, encoding):
     """browserbase fetch_api_create_response.py: encoding is "the character encoding of the response"."""
@@ -467,6 +490,7 @@ def test_browserbase_encoding_is_a_free_charset_name(case, keys, encoding):
     assert result.success and result.content == f"# Fetched\n\nThe page at https://tiny.example/{encoding}."
 
 
+@pytest.mark.slow
 def test_browserbase_encoding_that_is_no_text_charset_is_refused(case, keys):
     """As page charsets (lexbench/charsets.py): a codec name outside the WHATWG text encodings (punycode,
     a Python codec) does not name text, so the content is malformed_response, never scored as Markdown."""
@@ -476,6 +500,7 @@ def test_browserbase_encoding_that_is_no_text_charset_is_refused(case, keys):
     assert "'punycode'" in result.error_message and "text encoding" in result.error_message
 
 
+@pytest.mark.slow
 def test_spider_crawl_answering_several_pages_reads_the_start_page_and_bills_every_page(case, keys):
     """/crawl with limit 1 should answer one page; if it answers more, the start page (the URL asked for,
     first in the array) is the result and every page's cost is kept, since each is billed."""
@@ -485,6 +510,7 @@ def test_spider_crawl_answering_several_pages_reads_the_start_page_and_bills_eve
     assert result.metadata.cost == pytest.approx(0.0006) and result.metadata.billing["pages"] == 2
 
 
+@pytest.mark.slow
 def test_brightdata_err_msg_header_is_the_failure_reason(case, keys):
     """brightdata-sdk serp/base.py:305-308 reads x-brd-err-code / x-brd-err-msg / x-brd-error."""
     with serve("brightdata-unlocker") as api:
@@ -493,6 +519,7 @@ def test_brightdata_err_msg_header_is_the_failure_reason(case, keys):
     assert evaluate_response(case, result).failure_class == "service_error"  # never empty_content
 
 
+@pytest.mark.slow
 def test_scrapingbee_key_is_a_bearer_header_never_in_the_url(case, keys):
     """scrapingbee 2.2 client.py:45 sends Authorization: Bearer ("previously the api_key query parameter")."""
     with serve("scrapingbee") as api:
@@ -502,6 +529,7 @@ def test_scrapingbee_key_is_a_bearer_header_never_in_the_url(case, keys):
     assert "api_key" not in request["query"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("type_name", TYPES)
 def test_base_url_and_path_are_configurable(case, keys, type_name):
     with serve(type_name) as api:

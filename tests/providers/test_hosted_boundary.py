@@ -60,6 +60,7 @@ API_ANSWERS = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("target", "error_type", "outcome", "failure_class"), API_ANSWERS,
                          ids=[a[0].rsplit("/", 1)[1] for a in API_ANSWERS])
 def test_api_answer_gets_its_verdict_within_the_deadline(case, api, key, target, error_type, outcome, failure_class):
@@ -76,6 +77,7 @@ def test_api_answer_gets_its_verdict_within_the_deadline(case, api, key, target,
     assert SECRET not in provider.redactor().result(result).model_dump_json()
 
 
+@pytest.mark.slow
 def test_api_status_and_target_status_stay_apart(case, api, key):
     result = call_provider(hosted(api.url()), case, "https://site.example/target-404")
     assert result.metadata.api_http_status == 200 and result.metadata.upstream_status == 404
@@ -87,6 +89,7 @@ def test_api_status_and_target_status_stay_apart(case, api, key):
     assert len(refused.attempts) == 1  # a setup problem is not retried
 
 
+@pytest.mark.slow
 def test_success_records_request_id_cost_and_the_credential_only_on_the_wire(case, api, key):
     result = call_provider(hosted(api.url()), case, "https://site.example/page")
     assert result.success and result.metadata.request_id == "req-1"
@@ -96,12 +99,14 @@ def test_success_records_request_id_cost_and_the_credential_only_on_the_wire(cas
     assert api.requests[-1]["json"] == {"url": "https://site.example/page"}
 
 
+@pytest.mark.slow
 def test_a_retried_api_failure_keeps_both_costs(case, api, key):
     result = call_provider(hosted(api.url()), case, "https://site.example/wrapped-error")
     assert len(result.attempts) == 2 and [a.cost for a in result.attempts] == [0.001, 0.001]
     assert result.metadata.cost_total == pytest.approx(0.002)
 
 
+@pytest.mark.slow
 def test_missing_credentials_never_reach_the_api(case, api, monkeypatch):
     monkeypatch.delenv("FAKE_API_KEY", raising=False)
     result = call_provider(hosted(api.url()), case, "https://site.example/page")
@@ -110,6 +115,7 @@ def test_missing_credentials_never_reach_the_api(case, api, monkeypatch):
     assert "FAKE_API_KEY" in result.error_message and api.requests == []
 
 
+@pytest.mark.slow
 def test_debug_log_saves_redacted_requests_and_responses(case, api, key, tmp_path):
     provider = build_provider(ProviderSpec(name="fake", type="fake-fetch-api", log_level="debug", options={
         "base_url": api.url(), "api_key": "${FAKE_API_KEY}", "key_in_query": True}), debug_dir=tmp_path)
@@ -139,6 +145,7 @@ def doh_hosted(api, doh_url, host="fake-api.test") -> FakeFetchApi:
     return hosted(f"http://{host}:{api.port}", dns_mode="public_doh", doh_url=doh_url)
 
 
+@pytest.mark.slow
 def test_public_doh_resolves_the_api_host_through_the_resolver(case, api, doh, key):
     result = call_provider(doh_hosted(api, doh.url("/dns-query")), case, "https://site.example/page")
     assert result.success, result.error_message
@@ -149,6 +156,7 @@ def test_public_doh_resolves_the_api_host_through_the_resolver(case, api, doh, k
     assert [(q["name"], q["type"]) for q in doh.requests] == [("fake-api.test", "A")]
 
 
+@pytest.mark.slow
 def test_doh_nxdomain_never_falls_back_to_system_dns_nor_retries(case, api, doh, key):
     # "localhost" resolves through the system resolver; under public_doh it must not.
     result = call_provider(doh_hosted(api, doh.url("/dns-query"), host="localhost"), case, "https://site.example/page",
@@ -160,6 +168,7 @@ def test_doh_nxdomain_never_falls_back_to_system_dns_nor_retries(case, api, doh,
     assert result.metadata.resolutions[0].addresses == []
 
 
+@pytest.mark.slow
 def test_an_unreachable_doh_resolver_is_a_dns_failure(case, api, key):
     with LoopbackServer(lambda h, s: None) as dead:
         url = dead.url("/dns-query")

@@ -29,6 +29,7 @@ def replay_guard(server: ReplayServer) -> NetworkGuard:
     return NetworkGuard.allowing((parts.hostname, parts.port))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["http-markdownify", "trafilatura", "readability"])
 def test_local_provider_returns_article_markdown(served, name):
     suite, server = served
@@ -47,6 +48,7 @@ def test_local_provider_returns_article_markdown(served, name):
     assert result.final_url == server.url_for(case.id)
 
 
+@pytest.mark.slow
 def test_http_markdownify_keeps_whole_page_chrome(served):
     suite, server = served
     case = suite.cases[0]
@@ -56,6 +58,7 @@ def test_http_markdownify_keeps_whole_page_chrome(served):
     assert "Privacy policy" in result.content and "# Tidal turbines" in result.content
 
 
+@pytest.mark.slow
 def test_target_404_is_a_failed_call_with_status_and_content_kept(served):
     suite, server = served
     provider = build_provider("trafilatura", guard=replay_guard(server))
@@ -67,6 +70,7 @@ def test_target_404_is_a_failed_call_with_status_and_content_kept(served):
     assert [a.upstream_status for a in result.attempts] == [404, 404]  # one failure retry, both kept
 
 
+@pytest.mark.slow
 def test_refused_connection_is_connect_error(served):
     suite, _ = served
     provider = build_provider("readability", guard=NetworkGuard.allowing(("127.0.0.1", 9)))
@@ -76,6 +80,7 @@ def test_refused_connection_is_connect_error(served):
     assert "cannot connect" in result.error_message
 
 
+@pytest.mark.slow
 def test_without_the_replay_exemption_the_replay_server_is_refused(served):
     suite, server = served
     hits = dict(server.requests)
@@ -87,6 +92,7 @@ def test_without_the_replay_exemption_the_replay_server_is_refused(served):
     assert server.requests == hits  # refused before connecting
 
 
+@pytest.mark.slow
 def test_reference_echo_returns_title_and_reference(served):
     suite, _ = served
     case = suite.cases[1]
@@ -96,6 +102,7 @@ def test_reference_echo_returns_title_and_reference(served):
     assert result.metadata.dns_mode is None  # no network call
 
 
+@pytest.mark.slow
 def test_crashing_provider_becomes_crashed_result(served):
     suite, _ = served
 
@@ -116,6 +123,7 @@ def test_unknown_provider_names_the_known_ones():
         build_provider("nope")
 
 
+@pytest.mark.slow
 def test_extraction_past_the_deadline_kills_the_worker_and_the_next_call_gets_a_fresh_one():
     worker = ExtractionWorker()
     worker.ensure_started()
@@ -132,6 +140,7 @@ def test_extraction_past_the_deadline_kills_the_worker_and_the_next_call_gets_a_
     worker.stop()
 
 
+@pytest.mark.slow
 def test_extractor_answer_past_the_output_ceiling_is_too_large():
     worker = ExtractionWorker(max_output_bytes=1_000)
     with pytest.raises(FetchError) as caught:
@@ -164,6 +173,7 @@ def xhtml_served(served):
         yield case, server
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("encoding", ["UTF-8", "ISO-8859-1"])
 @pytest.mark.parametrize("name", ["http-markdownify", "trafilatura", "readability"])
 def test_xhtml_page_with_an_xml_declaration_gives_the_same_answer_as_html(xhtml_served, name, encoding):

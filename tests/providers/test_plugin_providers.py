@@ -19,6 +19,8 @@ from tests.providers.hosted_fakes import FAKES, serve
 from tests.providers.servers import LoopbackServer, fake_fetch_api
 from tests.suite_factory import ARTICLES, write_suite
 
+pytestmark = pytest.mark.slow  # starts processes or servers: make test-fast leaves it out
+
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "providers" / "providers.example.json"
 CONFTEST = f"""

@@ -274,6 +274,7 @@ def _credential(request: dict[str, Any]) -> dict[str, str]:
     return {name: request["headers"][name] for name in AUTH_HEADERS if name in request["headers"]}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("oracle", sorted(ORACLES), indirect=True)
 def test_sdk_client_and_adapter_send_the_same_request_and_read_the_answer_alike(oracle, case):
     with Recorder(oracle.answer) as recorder:

@@ -25,7 +25,7 @@ from tests.reliability.leaks import leaks
 from tests.scoring.factories import make_case
 
 
-pytestmark = pytest.mark.attack(item=3)
+pytestmark = [pytest.mark.attack(item=3), pytest.mark.slow]
 
 
 KEY, ZONE = "sk-redirect/Canary+5f1e==", "zone-redirect-canary"
@@ -111,6 +111,7 @@ def test_a_declared_origin_never_receives_the_request_body(api, internal, status
     assert internal.hits == []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("status", [301, 302, 303])
 def test_a_declared_origin_receives_no_credential(api, internal, status):
     """A redirect that turns the POST into a GET is followed to a declared, allowed origin, without the
@@ -125,6 +126,7 @@ def test_a_declared_origin_receives_no_credential(api, internal, status):
     assert leaks({"internal server": json.dumps(received).encode()}, {"key": KEY, "zone": ZONE}) == []
 
 
+@pytest.mark.slow
 def test_a_declared_origin_never_receives_a_credential_the_api_put_in_the_new_url(api, internal, monkeypatch):
     """An API that echoes the key into its Location would hand it to the other origin: refused."""
     monkeypatch.setattr(api, "handle", lambda h, server: (

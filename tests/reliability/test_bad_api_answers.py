@@ -33,4 +33,4 @@ def test_json_the_parser_cannot_hold_is_a_malformed_response(tmp_path, monkeypat
     assert (verdict.outcome.value, verdict.failure_class) == ("fail", "malformed_response")
 
 
-pytestmark = pytest.mark.attack(item=12)  # counted in the terminal summary's reliability figures
+pytestmark = [pytest.mark.attack(item=12), pytest.mark.slow]  # counted in the terminal summary's reliability figures

@@ -47,4 +47,4 @@ def test_a_page_naming_a_non_text_codec_is_read_as_utf8_and_scores(setup, route:
     assert evaluate_response(case, result).outcome.value == "pass", result.content[:300]
 
 
-pytestmark = pytest.mark.attack(item=12)  # counted in the terminal summary's reliability figures
+pytestmark = [pytest.mark.attack(item=12), pytest.mark.slow]  # counted in the terminal summary's reliability figures

@@ -69,6 +69,7 @@ def score_record_id_pattern() -> tuple[str, str]:
     return verdict.outcome.value, comments.evidence
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(DEADLINE_S + 60)
 @pytest.mark.parametrize("score", [score_href_pattern, score_post_link_pattern, score_record_id_pattern],
                          ids=["href_pattern", "post_link_pattern", "record_id_pattern"])
@@ -113,6 +114,7 @@ ReferenceEcho.fetch = _hostile
 '''
 
 
+@pytest.mark.slow
 def test_in_a_run_a_scorer_limit_is_recorded_apart_with_its_answer_saved(pytester, tmp_path) -> None:  # type: ignore[no-untyped-def]
     """The item is not ``crashed`` and not the provider's failure: ``unresolvable`` / ``scorer_limit``,
     its answer saved under ``responses/``, the other items scored as usual."""

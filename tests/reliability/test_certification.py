@@ -19,7 +19,7 @@ from tests.suite_factory import ARTICLES, write_suite
 
 REPO = Path(__file__).resolve().parents[2]
 GIT = shutil.which("git")
-pytestmark = pytest.mark.skipif(GIT is None, reason="git is not installed")
+pytestmark = [pytest.mark.skipif(GIT is None, reason="git is not installed"), pytest.mark.slow]  # runs git
 
 PLANTED_CONFTEST = '''import lexbench.scoring as scoring
 from lexbench.verdict import Outcome

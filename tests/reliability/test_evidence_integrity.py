@@ -76,6 +76,7 @@ def project(pytester):  # type: ignore[no-untyped-def]
     return pytester, suite
 
 
+@pytest.mark.slow
 def test_an_untouched_suite_runs_and_calls_its_providers(project) -> None:  # type: ignore[no-untyped-def]
     """The control: the same project runs, so each refusal below is the tampering's doing."""
     pytester, suite = project
@@ -105,6 +106,7 @@ def test_every_tampered_file_is_refused_when_the_suite_is_loaded(tmp_path: Path,
 IN_A_RUN = [TAMPERED[0], TAMPERED[1], TAMPERED[7]]  # a capture, a reference body, a public binding
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("name", "tamper", "named"), IN_A_RUN, ids=[name for name, _, _ in IN_A_RUN])
 def test_a_tampered_file_stops_the_run_before_any_provider_is_called(project, name, tamper, named) -> None:  # type: ignore[no-untyped-def]
     """The same refusal in a real ``pytest -n 2`` run: exit code 4, no row, no provider call."""

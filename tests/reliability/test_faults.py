@@ -21,6 +21,8 @@ import pytest
 from lexbench.record import load_rows
 from tests.suite_factory import ARTICLES, write_suite
 
+pytestmark = pytest.mark.slow  # starts processes or servers: make test-fast leaves it out
+
 MANY = [dict(a, slug=f"{a['slug']}{i}", title=f"{a['title']} {i}") for i in range(5) for a in ARTICLES]
 ITEMS = 10
 SLOW_ECHO = '''

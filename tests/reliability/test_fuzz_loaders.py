@@ -199,6 +199,7 @@ def run_dir(suite: Path, tmp_path_factory) -> Path:  # type: ignore[no-untyped-d
     return run
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["manifest.json", "results.jsonl"])
 def test_run_files_read_or_fail_with_a_run_error(run_dir: Path, name: str) -> None:
     """What ``--resume`` and ``lexbench report`` read: ``RunError`` for a damaged run, nothing else."""

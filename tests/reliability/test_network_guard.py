@@ -25,6 +25,8 @@ from lexbench.verdict import Outcome
 from tests.providers.servers import LoopbackServer, send
 from tests.scoring.factories import make_case
 
+pytestmark = pytest.mark.slow  # starts processes or servers: make test-fast leaves it out
+
 PRIVATE_NAMES = {"localhost": ["127.0.0.1", "::1"], "intranet.example": ["10.1.2.3"], "router.example": ["192.168.0.1"], "v6.example": ["fd00::1"],
                  "metadata.example": ["169.254.169.254"], "mixed.example": ["93.184.215.14", "10.0.0.7"],
                  "mapped.example": ["::ffff:127.0.0.1"], "site-local.example": ["fec0::53"], "public.example": ["93.184.215.14"]}

@@ -38,4 +38,4 @@ def _refused(pytester, option: str) -> str:  # type: ignore[no-untyped-def]
     return output
 
 
-pytestmark = pytest.mark.attack(item=12)  # counted in the terminal summary's reliability figures
+pytestmark = [pytest.mark.attack(item=12), pytest.mark.slow]  # counted in the terminal summary's reliability figures

@@ -21,7 +21,7 @@ from tests.reliability.leaks import leaks, written_files
 from tests.suite_factory import ARTICLES, write_suite
 
 
-pytestmark = pytest.mark.attack(item=2)
+pytestmark = [pytest.mark.attack(item=2), pytest.mark.slow]
 
 
 ZONE, KEY = "harbour", "Heritage"

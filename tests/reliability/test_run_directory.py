@@ -88,6 +88,7 @@ def project(pytester):  # type: ignore[no-untyped-def]
 
 # --- item 6: one session per run directory --------------------------------------------------------
 
+@pytest.mark.slow
 @pytest.mark.attack(item=6)
 def test_two_sessions_started_together_one_runs_the_other_names_it_and_stops(project, tmp_path):
     project.makeconftest(GATED_ECHO)
@@ -126,6 +127,7 @@ def test_two_sessions_started_together_one_runs_the_other_names_it_and_stops(pro
     assert "resumed: 2 items already recorded" in result.stdout.str()
 
 
+@pytest.mark.slow
 @pytest.mark.attack(item=6)
 def test_a_lock_left_by_a_killed_session_does_not_block(tmp_path):
     run = make_run(tmp_path / "run", [row()])
@@ -188,6 +190,7 @@ def test_debug_logs_may_nest_but_not_link_out(tmp_path, capsys):
     assert f"{run / 'debug' / 'exa' / 'c2'}: is a symbolic link" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 @pytest.mark.attack(item=7)
 def test_a_new_session_refuses_a_file_a_foreign_directory_and_a_linked_results_file(project, tmp_path):
     suite = write_suite(project.path / "suite", ARTICLES[:1])
@@ -218,6 +221,7 @@ def test_a_new_session_refuses_a_file_a_foreign_directory_and_a_linked_results_f
     assert sorted(p.name for p in foreign.iterdir()) == ["manifest.json", "report.md"]
 
 
+@pytest.mark.slow
 @pytest.mark.attack(item=7)
 @pytest.mark.parametrize("planted", ["results.jsonl", "served-fetches.jsonl"])
 def test_a_hard_linked_file_in_a_new_run_directory_is_refused_and_its_other_name_untouched(project, tmp_path,

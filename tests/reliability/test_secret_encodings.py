@@ -70,6 +70,7 @@ def test_a_query_string_keeps_its_other_parameters():
     assert redacted == "https://api.example/v1?url=https%3A%2F%2Fsite.example&key=[REDACTED]&x=1"
 
 
+@pytest.mark.slow
 def test_an_error_excerpt_never_cuts_a_credential_in_half(monkeypatch):
     """An API error quoted in the message is cut at 200 characters; a key straddling the cut is masked
     first, or its first half would be written where the redactor can no longer recognise it."""

@@ -146,6 +146,7 @@ def test_the_example_configuration_has_credentials_to_guard() -> None:
     assert all(spec.credential_variables() for spec in HOSTED if spec.type != "jina-reader")
 
 
+@pytest.mark.slow
 def test_no_secret_of_any_configured_provider_reaches_any_byte_the_run_writes(pytester, monkeypatch) -> None:
     from tests.providers import hosted_fakes
 

@@ -56,4 +56,4 @@ def test_a_special_file_in_place_of_evidence_is_refused_with_its_name(tmp_path: 
     assert Path(name).name in message and f"not a regular file (a {kind})" in message, message
 
 
-pytestmark = pytest.mark.attack(item=12)  # counted in the terminal summary's reliability figures
+pytestmark = [pytest.mark.attack(item=12), pytest.mark.slow]  # counted in the terminal summary's reliability figures
