@@ -163,6 +163,7 @@ def test_corpus_option_errors_are_clear(tmp_path, capsys):
 
 
 @needs_corpus
+@pytest.mark.slow  # scores every corpus page in process: minutes on two cores
 def test_corpus_controls_reach_the_floor_on_every_kind(tmp_path, capsys):
     output = tmp_path / "controls.json"
     code = main(["run-evals", f"--corpus={CORPUS}", f"--output={output}"])
