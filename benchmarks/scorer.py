@@ -154,7 +154,7 @@ def nfkc_casefold_seconds(text: str) -> float:
 
 def score_seconds(case, text: str, content_format: str = "markdown"):  # type: ignore[no-untyped-def]
     """Seconds to score ``text`` as the answer to ``case``, and the verdict."""
-    from lexbench.providers.result import ProviderResult
+    from lexbench.answer import ProviderResult
     from lexbench.scoring import evaluate_response
     from lexbench.scoring.evaluate import _NEEDLE_CACHE
 
@@ -197,8 +197,8 @@ def _found(verdict) -> str:  # type: ignore[no-untyped-def]
 _MEMORY_CHILD = r"""
 import json, sys, tracemalloc
 from pathlib import Path
+from lexbench.answer import ProviderResult
 from lexbench.dataset.suite import load_suite
-from lexbench.providers.result import ProviderResult
 from lexbench.scoring import evaluate_response
 suite, case_id, answer_path, mode = sys.argv[1:5]
 case = next(c for c in load_suite(suite).cases if c.id == case_id)
@@ -340,8 +340,8 @@ def typical_figure(runs: dict[str, list[Path]], suites: dict[str, Path], rounds:
     ratio with them built inside the call too. Each side is the best of ``rounds``, run in turn.
 
     ``runs`` maps provider name → run directories (``results.jsonl`` + ``responses/``) of that provider."""
+    from lexbench.answer import ProviderResult
     from lexbench.dataset.suite import load_suite
-    from lexbench.providers.result import ProviderResult
     from lexbench.scoring import evaluate_response
     from lexbench.scoring.evaluate import _NEEDLE_CACHE
     from lexbench.scoring.normalise import normalise
@@ -440,8 +440,8 @@ def aeb_figure(runs: dict[str, list[Path]], suites: dict[str, Path], rounds: int
     the needle cache is emptied before each scoring pass, so each case's needles are built once per
     pass as in a run (AEB's metric tokenises the reference again for every answer, as its
     ``evaluate.py`` does). The figure is the median of the per-round ratios."""
+    from lexbench.answer import ProviderResult
     from lexbench.dataset.suite import load_suite
-    from lexbench.providers.result import ProviderResult
     from lexbench.scoring import evaluate_response
     from lexbench.scoring.evaluate import _NEEDLE_CACHE
 

@@ -44,11 +44,11 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
+from lexbench.answer import Attempt, ResultMetadata
 from lexbench.errors import RunError
 from lexbench.jsonfile import InvalidJson, decode_json, read_json
-from lexbench.scoring.evaluate import SCORER_VERSION
-from lexbench.providers.result import Attempt, ResultMetadata
 from lexbench.rundir import check_run_dir, open_nofollow, write_file
+from lexbench.scoring.evaluate import SCORER_VERSION
 from lexbench.verdict import ComponentResult, Outcome
 
 MANIFEST_NAME = "manifest.json"

@@ -4,7 +4,7 @@ noise, and depends only on the rows and the run-wide facts."""
 import json
 import random
 
-from lexbench.providers.result import Attempt, ResultMetadata
+from lexbench.answer import Attempt, ResultMetadata
 from lexbench.record import RunRow
 from lexbench.report import build_report, percentile, render_json, render_markdown, render_terminal, summarise
 from lexbench.verdict import Component, ComponentResult, Outcome

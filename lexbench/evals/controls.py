@@ -32,10 +32,10 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from lexbench.answer import ContentFormat, ProviderResult, ResultMetadata
 from lexbench.dataset.case import FRAGMENT_CHARS, Case, ReviewStatus
 from lexbench.dataset.segment import normalise
 from lexbench.errors import CorpusImportError, LexbenchError
-from lexbench.providers.result import ContentFormat, ProviderResult, ResultMetadata
 from lexbench.scoring import evaluate_response
 from lexbench.verdict import Component, Outcome
 

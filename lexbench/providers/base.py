@@ -28,11 +28,11 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar, Literal
 
+from lexbench.answer import ErrorType, ProviderResult
 from lexbench.dataset.case import Case
+from lexbench.providers.call import FetchError
 from lexbench.providers.credentials import MissingCredentials, Redactor, expand, missing_variables, placeholder_names
 from lexbench.providers.http import HttpBoundary
-from lexbench.providers.policy import FetchError
-from lexbench.providers.result import ErrorType, ProviderResult
 
 OutputContract = Literal["cleaned", "rendered_html", "control"]
 """``cleaned`` → the shared readable-content leaderboard; ``rendered_html`` → diagnostics table;

@@ -44,8 +44,8 @@ from lexbench.providers.engines import (
     ENGINES, Completion, Engine, Route, check_completion, command_line, engine, parse_version, select_route,
     version_matches,
 )
-from lexbench.providers.policy import Deadline, FetchError
-from lexbench.providers.result import ErrorType, ProviderResult, ResultMetadata
+from lexbench.answer import ErrorType, ProviderResult, ResultMetadata
+from lexbench.providers.call import Deadline, FetchError
 
 CHECKOUT = Path(__file__).resolve().parents[2]
 WORKERS_DIR = CHECKOUT / "providers" / "workers"

@@ -45,12 +45,12 @@ import anyio
 import httpcore
 import httpx
 
+from lexbench.answer import DnsMode, ErrorType
 from lexbench.charsets import decode_page
+from lexbench.providers.call import CURRENT_CALL, MAX_BODY_BYTES, CallTrace, Deadline, FetchError
 from lexbench.providers.credentials import Redactor, is_sensitive_header
 from lexbench.providers.guard import NetworkGuard
-from lexbench.providers.policy import CURRENT_CALL, MAX_BODY_BYTES, CallTrace, Deadline, FetchError
 from lexbench.providers.resolve import DohResolver, Resolver, SystemResolver
-from lexbench.providers.result import DnsMode, ErrorType
 
 USER_AGENT = "lexbench/0.1 (Web Fetch benchmark)"
 MAX_REDIRECTS = 10

@@ -20,12 +20,12 @@ from typing import Any, ClassVar
 
 import lxml.html
 
+from lexbench.answer import ErrorType, ProviderResult, ResultMetadata
 from lexbench.dataset.case import Case
 from lexbench.providers.base import OutputContract, Provider
-from lexbench.providers.http import HttpResponse, decode_text
-from lexbench.providers.policy import Deadline
+from lexbench.providers.call import Deadline
 from lexbench.providers.extraction import ExtractionWorker
-from lexbench.providers.result import ErrorType, ProviderResult, ResultMetadata
+from lexbench.providers.http import HttpResponse, decode_text
 
 _DROP_TAGS = ("head", "script", "style", "noscript", "template")
 _HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})

@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Protocol
 import anyio
 import httpx
 
-from lexbench.providers.policy import CURRENT_CALL, FetchError
-from lexbench.providers.result import DnsMode, ErrorType, Resolution
+from lexbench.answer import DnsMode, ErrorType, Resolution
+from lexbench.providers.call import CURRENT_CALL, FetchError
 
 if TYPE_CHECKING:
     import dns.rdatatype

@@ -33,8 +33,8 @@ from lexbench.providers.headless import (
     WORKERS_DIR, EngineRun, HeadlessProvider, PreflightError, dom_to_markdown, parse_options, probe_version,
     replay_host, which,
 )
-from lexbench.providers.policy import FetchError
-from lexbench.providers.result import ErrorType, ProviderResult, ResultMetadata
+from lexbench.answer import ErrorType, ProviderResult, ResultMetadata
+from lexbench.providers.call import FetchError
 
 CRAWL4AI_WORKER = WORKERS_DIR / "crawl4ai" / "worker.py"
 

@@ -16,8 +16,8 @@ import threading
 import time
 from dataclasses import dataclass
 
+from lexbench.answer import ProviderResult
 from lexbench.dataset.case import Case
-from lexbench.providers.result import ProviderResult
 from lexbench.verdict import Component, ComponentResult, Outcome, Verdict
 
 SCORER_LIMIT = "scorer_limit"

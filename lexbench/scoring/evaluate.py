@@ -13,9 +13,8 @@ import re
 from fractions import Fraction
 from functools import lru_cache
 
-from lexbench.boundary import CallAssessment, assess_call
+from lexbench.answer import CallAssessment, ProviderResult, assess_call
 from lexbench.dataset.case import COVERAGE_THRESHOLD, Case, Region, TitleBasis
-from lexbench.providers.result import ProviderResult
 from lexbench.scoring.anchors import check_anchors
 from lexbench.scoring.coverage import NeedleResult, measure
 from lexbench.scoring.normalise import fold_pattern, fold_typography, fragments, label_normalise, normalise

@@ -12,10 +12,9 @@ from __future__ import annotations
 
 import json
 
-from hypothesis import HealthCheck, assume, example, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, assume, example, given, settings, strategies as st
 
-from lexbench.providers.result import ProviderResult, ResultMetadata
+from lexbench.answer import ProviderResult, ResultMetadata
 from lexbench.scoring import evaluate_response
 from lexbench.scoring.normalise import fragments, label_normalise, normalise
 from lexbench.scoring.projection import project, sniff_format

@@ -194,8 +194,8 @@ def _require_capture_satisfies(rule: CaseRule, capture: bytes) -> None:
     post link, links the HTML does not carry as such), the case would fail every provider, the
     reference-echo control included. Raises :class:`SkipPage` with the scorer's explanation.
     """
+    from lexbench.answer import ProviderResult
     from lexbench.dataset.case import Case
-    from lexbench.providers.result import ProviderResult
     from lexbench.scoring import evaluate_response
     from lexbench.verdict import Outcome
 

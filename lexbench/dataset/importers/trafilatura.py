@@ -162,8 +162,8 @@ def _snippets(value: object, *, where: str) -> list[str]:
 
 def _capture_shows_title(rule: CaseRule, capture: bytes, charset: str) -> bool:
     """Whether the scorer's title component passes on the page's own capture (read as HTML)."""
+    from lexbench.answer import ProviderResult
     from lexbench.dataset.case import Case
-    from lexbench.providers.result import ProviderResult
     from lexbench.scoring import evaluate_response
     from lexbench.verdict import Component
 
