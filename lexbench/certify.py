@@ -26,7 +26,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from lexbench.dataset.bindings import BINDING_FILES, validate_suite
+from lexbench.dataset.bindings import BINDING_FILES
+from lexbench.dataset.checks import validate_suite
 from lexbench.dataset.suite import is_committed, registry_for
 from lexbench.providers.credentials import missing_variables
 

@@ -126,7 +126,7 @@ def _print_problems(label: str, problems: list[str]) -> int:
 
 
 def _validate(args: argparse.Namespace) -> int:
-    from lexbench.dataset.bindings import validate_suite, validate_without_dataset
+    from lexbench.dataset.checks import validate_suite, validate_without_dataset
     from lexbench.dataset.suite import (
         input_dir, is_committed, is_external, read_suite_dataset, registry_for, resolve_suite_dir, suite_root,
     )
@@ -166,7 +166,7 @@ def _validate(args: argparse.Namespace) -> int:
 
 
 def _verify_inputs(args: argparse.Namespace) -> int:
-    from lexbench.dataset.bindings import verify_inputs
+    from lexbench.dataset.checks import verify_inputs
     from lexbench.dataset.suite import is_committed, registry_for, resolve_suite_dir
 
     started = time.perf_counter()
@@ -273,8 +273,8 @@ def _audit_projection(args: argparse.Namespace) -> int:
     import json
 
     from lexbench.dataset.bindings import DATASET_NAME
-    from lexbench.dataset.compile import sha256_bytes
-    from lexbench.dataset.suite import input_dir, load_dataset
+    from lexbench.dataset.compile import load_dataset, sha256_bytes
+    from lexbench.dataset.suite import input_dir
     from lexbench.errors import RunError
     from lexbench.record import RESPONSES_DIR, checked_rows
     from lexbench.scoring.audit import UNEXPLAINED, audit_items, render_table, to_json

@@ -16,8 +16,9 @@ from pathlib import Path
 import lxml.html
 import pytest
 
-from lexbench.dataset.case import FRAGMENT_CHARS, Case
+from lexbench.dataset.case import Case
 from lexbench.dataset.suite import build_suite, load_suite
+from lexbench.text import FRAGMENT_CHARS
 
 SUITE_DIR = Path(__file__).resolve().parents[1] / "cases" / "demo"
 INVISIBLE_TAGS = {"head", "script", "style", "template", "noscript", "title"}

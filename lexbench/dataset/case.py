@@ -31,12 +31,12 @@ from pydantic import (
     model_validator,
 )
 
+from lexbench.text import label_normalise
+
 CASE_ID_PATTERN = r"^[a-z][a-z0-9]*(?:-[a-z0-9]+)*-\d{3}-[a-z]{2,3}(?:-[a-z0-9]+)+$"
 """``<category>-<NNN>-<lang>-<slug>``, e.g. ``article-042-en-wsj-stadia`` (SPEC §2)."""
 
 SHA256_PATTERN = r"^[0-9a-f]{64}$"
-FRAGMENT_CHARS = 6
-"""Length of a body fragment in normalised characters (SPEC §3.4)."""
 MIN_ENDING_FRAGMENTS = 10
 """A reviewed ending (``reference_scope.end``) yields at least this many fragments (SPEC §2): a
 shorter one can be met by a few characters that also occur earlier in the article."""
@@ -372,8 +372,6 @@ class RecordContract(Model):
 
     @model_validator(mode="after")
     def _no_duplicate_labels(self) -> RecordContract:
-        from lexbench.scoring.normalise import label_normalise
-
         for name in self.LISTS:
             seen: dict[str, str] = {}
             for label in getattr(self, name):

@@ -14,8 +14,9 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from lexbench.dataset.case import FRAGMENT_CHARS, MAX_REGIONS, Region
+from lexbench.dataset.case import MAX_REGIONS, Region
 from lexbench.errors import CorpusImportError
+from lexbench.text import FRAGMENT_CHARS
 
 _NON_WORD = re.compile(r"[\W_]+")
 

@@ -22,7 +22,7 @@ from lexbench.dataset.segment import auto_regions
 from lexbench.errors import RulesError
 from lexbench.evals.controls import rejected_controls
 from lexbench.scoring import evaluate_response
-from lexbench.scoring.normalise import normalise
+from lexbench.text import normalise
 from lexbench.verdict import Outcome, Verdict
 
 MAX_REGIONS = 5

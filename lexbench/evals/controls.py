@@ -33,10 +33,11 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from lexbench.answer import ContentFormat, ProviderResult, ResultMetadata
-from lexbench.dataset.case import FRAGMENT_CHARS, Case, ReviewStatus
+from lexbench.dataset.case import Case, ReviewStatus
 from lexbench.dataset.segment import normalise
 from lexbench.errors import CorpusImportError, LexbenchError
 from lexbench.scoring import evaluate_response
+from lexbench.text import FRAGMENT_CHARS, label_normalise
 from lexbench.verdict import Component, Outcome
 
 CONTROLS_FLOOR = 0.98
@@ -332,8 +333,6 @@ def own_contract_answer(case: Case, capture_html: str, *, title: bool = True, dr
     import lxml.etree
     import lxml.html
 
-    from lexbench.scoring.normalise import label_normalise
-
     wanted = label_normalise(case.title or "")
 
     def keep(text: str) -> bool:
@@ -627,9 +626,8 @@ def import_sources(corpus: Path) -> tuple[list[Source], list[str]]:
 
     Raises :class:`ControlsError` when ``corpus`` is not a directory or holds no such folder.
     """
+    from lexbench.dataset.compile import load_dataset
     from lexbench.dataset.importers import FORMATS, import_corpus
-    from lexbench.dataset.suite import load_dataset
-
     if not corpus.is_dir():
         what = "is a file, not a directory" if corpus.exists() else "no such directory"
         raise ControlsError(f"--corpus {corpus}: {what} (expected a corpus such as ../shared/corpus)")

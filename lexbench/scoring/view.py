@@ -16,7 +16,7 @@ from itertools import accumulate
 
 import ahocorasick
 
-from lexbench.scoring.normalise import normalise
+from lexbench.text import normalise
 from lexbench.scoring.projection import (
     CHROME_TAGS,
     CODE,

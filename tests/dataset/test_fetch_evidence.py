@@ -20,7 +20,7 @@ import pytest
 
 from lexbench.answer import ProviderResult, ResultMetadata
 from lexbench.cli import main
-from lexbench.dataset.bindings import validate_without_dataset, verify_inputs
+from lexbench.dataset.checks import validate_without_dataset, verify_inputs
 from lexbench.dataset.compile import dump_json, sha256_bytes
 from lexbench.dataset.endings import choose_ending
 from lexbench.dataset.evidence import UPSTREAM, bind_source_file, fetch_evidence, upstream_path

@@ -16,9 +16,9 @@ from hypothesis import HealthCheck, assume, example, given, settings, strategies
 
 from lexbench.answer import ProviderResult, ResultMetadata
 from lexbench.scoring import evaluate_response
-from lexbench.scoring.normalise import fragments, label_normalise, normalise
 from lexbench.scoring.projection import project, sniff_format
 from lexbench.scoring.view import AnswerView
+from lexbench.text import fragments, label_normalise, normalise
 from lexbench.verdict import Outcome
 from tests.reliability.figures import count_example
 from tests.scoring.factories import (
