@@ -103,7 +103,7 @@ def build_answer(paragraphs: list[str], size: int = ANSWER_BYTES, avoid: set[str
     """Real paragraphs, decorated and repeated in order until exactly ``size`` UTF-8 bytes. With ``avoid``
     (fragments), a block is left out when its reader text, or its junction with the previous block's,
     would hold one of them, so the answer holds none."""
-    from lexbench.scoring.projection import project
+    from lexbench.scoring.view import project
     from lexbench.text import FRAGMENT_CHARS, normalise
 
     blocks: list[str] = []

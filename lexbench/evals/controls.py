@@ -34,10 +34,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from lexbench.answer import ContentFormat, ProviderResult, ResultMetadata
 from lexbench.dataset.case import Case, ReviewStatus
-from lexbench.dataset.segment import normalise
 from lexbench.errors import CorpusImportError, LexbenchError
 from lexbench.scoring import evaluate_response
-from lexbench.text import FRAGMENT_CHARS, label_normalise
+from lexbench.text import FRAGMENT_CHARS, label_normalise, normalise
 from lexbench.verdict import Component, Outcome
 
 CONTROLS_FLOOR = 0.98

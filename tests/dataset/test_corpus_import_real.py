@@ -10,10 +10,9 @@ from lexbench.dataset.compile import sha256_bytes
 from lexbench.dataset.endings import SHORT_REFERENCE_FLAG
 from lexbench.dataset.importers import import_corpus
 from lexbench.dataset.importers.html_text import visible_text
-from lexbench.dataset.segment import normalise
 from lexbench.dataset.suite import load_suite
 from lexbench.errors import CorpusImportError
-from lexbench.text import FRAGMENT_CHARS
+from lexbench.text import FRAGMENT_CHARS, normalise
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 CORPUS = REPO_ROOT.parent / "shared" / "corpus"

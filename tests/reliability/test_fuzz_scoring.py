@@ -16,8 +16,8 @@ from hypothesis import HealthCheck, assume, example, given, settings, strategies
 
 from lexbench.answer import ProviderResult, ResultMetadata
 from lexbench.scoring import evaluate_response
-from lexbench.scoring.projection import project, sniff_format
-from lexbench.scoring.view import AnswerView
+from lexbench.scoring.projection import sniff_format
+from lexbench.scoring.view import AnswerView, project
 from lexbench.text import fragments, label_normalise, normalise
 from lexbench.verdict import Outcome
 from tests.reliability.figures import count_example
