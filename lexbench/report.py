@@ -172,8 +172,6 @@ def write_reports(run_dir: Path, rows: Sequence[RunRow], manifest: dict[str, Any
     The bytes depend only on ``rows`` (in any order) and the run-wide facts of ``manifest``. The
     report is built once (:func:`build_model`) and rendered three times.
     """
-    from lexbench.report_html import html_from_model
-
     model = build_model(rows, manifest)
     contents = {"report.md": markdown_from_model(model), "report.html": html_from_model(model),
                 "report.json": json_from_model(model)}

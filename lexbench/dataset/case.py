@@ -17,10 +17,14 @@ from __future__ import annotations
 
 import hashlib
 import re
+import warnings
 from datetime import date
 from enum import StrEnum
 from typing import Annotated, ClassVar, Literal
 
+import regex
+from cssselect import SelectorError
+from lxml.cssselect import CSSSelector
 from pydantic import (
     BaseModel,
     ConfigDict,
@@ -262,9 +266,6 @@ def minimum_records(baseline: int) -> int:
 
 
 def _check_selector(value: str) -> str:
-    from cssselect import SelectorError
-    from lxml.cssselect import CSSSelector
-
     try:
         CSSSelector(value, translator="html")
     except SelectorError as exc:
@@ -275,10 +276,6 @@ def _check_selector(value: str) -> str:
 def _check_pattern(value: str, what: str) -> str:
     """``value`` when it compiles in ``re`` syntax and means the same to the ``regex`` engine, which
     the scorer searches with (it can bound a search's time: lexbench.scoring.patterns)."""
-    import warnings
-
-    import regex
-
     try:
         re.compile(value)
         with warnings.catch_warnings():

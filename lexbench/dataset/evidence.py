@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import gzip
 import os
+import re
 import shutil
 import time
 import urllib.error
@@ -104,8 +105,6 @@ def upstream_path(corpus_path: str, *, folder: str | None = None) -> str:
     following the layouts the corpus README describes. A trafilatura-eval page needs ``folder``,
     ``"eval"`` or ``"cache"``: the upstream ``tests/`` folder it comes from. Raises :class:`EvidenceError`
     for a path no layout covers."""
-    import re
-
     source, _, rest = corpus_path.partition("/")
     for name, pattern, template in _LAYOUT:
         match = re.fullmatch(pattern, rest) if name == source else None

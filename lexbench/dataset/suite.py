@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from lexbench.dataset.bindings import DATASET_NAME, REGISTRY_NAME, SOURCE_INPUTS_NAME, TASKS_NAME, Bindings, write_bindings
+from lexbench.dataset.bindings import DATASET_NAME, REGISTRY_NAME, SOURCE_INPUTS_NAME, TASKS_NAME, Bindings, replace_file, write_bindings
 from lexbench.dataset.case import Case, Dataset
 from lexbench.dataset.checks import check_authoring, validate_suite
 from lexbench.dataset.cohort import COHORT_NAME, inventory_problems, load_cohort
@@ -243,8 +243,6 @@ def publish_suite(root: Path, *, dataset: Path | None = None, registry: Path | N
         if problems:
             raise RulesError("\n".join(problems))
         if not current_path.is_file() or current_path.read_bytes() != new_bytes:
-            from lexbench.dataset.bindings import replace_file
-
             replace_file(current_path, new_bytes)
             adopted = True
     elif not current_path.is_file():

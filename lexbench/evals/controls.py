@@ -30,10 +30,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+import lxml.etree
+import lxml.html
 from pydantic import BaseModel, ConfigDict, Field
 
 from lexbench.answer import ContentFormat, ProviderResult, ResultMetadata
 from lexbench.dataset.case import Case, ReviewStatus
+from lexbench.dataset.compile import load_dataset
+from lexbench.dataset.importers import FORMATS, import_corpus
 from lexbench.errors import CorpusImportError, LexbenchError
 from lexbench.scoring import evaluate_response
 from lexbench.text import FRAGMENT_CHARS, label_normalise, normalise
@@ -329,9 +333,6 @@ def own_contract_answer(case: Case, capture_html: str, *, title: bool = True, dr
     found as one). ``records=False`` drops the records. ``case`` must be compiled (reference text).
     Raises ``ValueError`` for a comments or posts contract without reviewed HTML selectors (REVIEW.md
     asks for selectors that select exactly the records)."""
-    import lxml.etree
-    import lxml.html
-
     wanted = label_normalise(case.title or "")
 
     def keep(text: str) -> bool:
@@ -625,8 +626,6 @@ def import_sources(corpus: Path) -> tuple[list[Source], list[str]]:
 
     Raises :class:`ControlsError` when ``corpus`` is not a directory or holds no such folder.
     """
-    from lexbench.dataset.compile import load_dataset
-    from lexbench.dataset.importers import FORMATS, import_corpus
     if not corpus.is_dir():
         what = "is a file, not a directory" if corpus.exists() else "no such directory"
         raise ControlsError(f"--corpus {corpus}: {what} (expected a corpus such as ../shared/corpus)")

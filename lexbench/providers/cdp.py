@@ -82,7 +82,7 @@ class PlaywrightLoop:
             return cls._shared
 
     async def _start(self) -> None:
-        from playwright.async_api import async_playwright
+        from playwright.async_api import async_playwright  # an optional extra, loaded by the first CDP call
 
         self.playwright = await async_playwright().start()
 
@@ -121,6 +121,7 @@ async def render(playwright: Any, ws_url: str, url: str, completion: Completion,
     Raises :class:`FetchError` for navigation failures (``net::ERR_*`` classes, ``timeout``). An unmet
     completion condition is reported in the result (the content is kept), not raised.
     """
+    # Playwright is an optional extra: loaded by the first CDP call, never at import.
     from playwright.async_api import Error as PlaywrightError, TimeoutError as PlaywrightTimeout
 
     loop = asyncio.get_running_loop()

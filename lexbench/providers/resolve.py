@@ -80,7 +80,7 @@ class DohResolver:
         literal = _literal(host)
         if literal is not None:
             return [literal]
-        import dns.rdatatype
+        import dns.rdatatype  # dnspython: only DoH needs it (see __init__)
 
         addresses: list[str] = []
         try:
@@ -98,7 +98,7 @@ class DohResolver:
         return addresses
 
     async def _query(self, host: str, rdtype: dns.rdatatype.RdataType) -> list[str]:
-        import dns.message
+        import dns.message  # dnspython: only DoH needs it (see __init__)
         import dns.rcode
 
         query = dns.message.make_query(host, rdtype)
