@@ -21,7 +21,7 @@ from lexbench.answer import ProviderResult
 from lexbench.dataset.case import Case
 from lexbench.providers import register_provider_type
 from lexbench.providers.base import Provider
-from lexbench.providers.hosted import HostedProvider, json_body
+from lexbench.providers.hosted.base import HostedProvider, json_body
 from lexbench.providers.http import HttpRequest, HttpResponse
 
 

@@ -9,7 +9,7 @@ from urllib.parse import quote
 
 from lexbench.answer import ErrorType, ProviderResult, ResultMetadata
 from lexbench.providers.call import FetchError
-from lexbench.providers.hosted import HostedProvider, json_body
+from lexbench.providers.hosted.base import HostedProvider, json_body
 from lexbench.providers.http import HttpRequest, HttpResponse
 
 

@@ -24,7 +24,7 @@ from lexbench.dataset.suite import load_suite
 from lexbench.errors import ConfigError
 from lexbench.providers import PROVIDER_TYPES, ProviderSpec, RuntimePolicy, build_provider, call_provider, load_config
 from lexbench.providers.config import parse_provider_config
-from lexbench.providers.hosted import HOSTED_PROVIDER_TYPES
+from lexbench.providers.hosted.adapters import HOSTED_PROVIDER_TYPES
 from lexbench.providers.local import extract
 from lexbench.scoring import evaluate_response
 from lexbench.verdict import Outcome
