@@ -137,7 +137,7 @@ def registry_for(root: Path, cases_root: Path = CASES_ROOT) -> Path | None:
 
 def check_suite(root: Path, cases_root: Path = CASES_ROOT, dataset: Dataset | None = None,
                 dataset_json: tuple[bytes, Any] | None = None) -> None:
-    """Raise :class:`BindingError` listing every problem :func:`~lexbench.dataset.bindings.validate_suite`
+    """Raise :class:`BindingError` listing every problem :func:`~lexbench.dataset.checks.validate_suite`
     finds in the suite directory ``root`` (committed suites must have all their bindings). ``dataset``
     and ``dataset_json`` (bytes and decoded JSON) are ``dataset.json`` when the caller already read it."""
     problems = validate_suite(root, registry=registry_for(root, cases_root), committed=is_committed(root, cases_root),

@@ -16,7 +16,7 @@ redaction are not its business: :func:`lexbench.providers.policy.call_provider` 
 provider alike. ``url`` is what to fetch: the replay server's loopback URL in replay mode, the case's
 own URL with ``--live``; ``case.url`` stays the page's identity, and nothing else of the case (least of
 all its reference) may shape the request. Failures are returned as ``success=False`` results or raised
-as :class:`~lexbench.providers.policy.FetchError`; any other exception is reported as ``crashed``.
+as :class:`~lexbench.providers.call.FetchError`; any other exception is reported as ``crashed``.
 
 Hosted APIs subclass :class:`lexbench.providers.hosted.HostedProvider` and only build a request and
 parse a response.

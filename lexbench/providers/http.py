@@ -24,7 +24,7 @@ Both enforce, for one physical call:
 (:mod:`lexbench.providers.guard`). ``send`` (hosted APIs) resolves per ``dns_mode``
 (:mod:`lexbench.providers.resolve`) and is not guarded: its endpoint is operator configuration.
 With a ``debug_dir``, every exchange (request, response headers and body, or the error) is saved there,
-redacted (``log_level: debug``). Failures raise :class:`~lexbench.providers.policy.FetchError`.
+redacted (``log_level: debug``). Failures raise :class:`~lexbench.providers.call.FetchError`.
 """
 
 from __future__ import annotations
