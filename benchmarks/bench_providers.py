@@ -17,12 +17,12 @@ from collections.abc import Mapping
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, ClassVar
 
+from lexbench.answer import ProviderResult
 from lexbench.dataset.case import Case
 from lexbench.providers import register_provider_type
 from lexbench.providers.base import Provider
-from lexbench.providers.hosted import HostedProvider, json_body
+from lexbench.providers.hosted.base import HostedProvider, json_body
 from lexbench.providers.http import HttpRequest, HttpResponse
-from lexbench.providers.result import ProviderResult
 
 
 @register_provider_type

@@ -55,7 +55,7 @@ def _fragment_set(case) -> set[str]:  # type: ignore[no-untyped-def]
 
 
 def _holds_fragment(text: str, fragments: set[str], width: int) -> bool:
-    from lexbench.scoring.normalise import normalise
+    from lexbench.text import normalise
 
     return _holds(normalise(text), fragments, width)
 
@@ -103,9 +103,8 @@ def build_answer(paragraphs: list[str], size: int = ANSWER_BYTES, avoid: set[str
     """Real paragraphs, decorated and repeated in order until exactly ``size`` UTF-8 bytes. With ``avoid``
     (fragments), a block is left out when its reader text, or its junction with the previous block's,
     would hold one of them, so the answer holds none."""
-    from lexbench.dataset.case import FRAGMENT_CHARS
-    from lexbench.scoring.normalise import normalise
-    from lexbench.scoring.projection import project
+    from lexbench.scoring.view import project
+    from lexbench.text import FRAGMENT_CHARS, normalise
 
     blocks: list[str] = []
     total = 0
@@ -133,7 +132,7 @@ def build_answer(paragraphs: list[str], size: int = ANSWER_BYTES, avoid: set[str
 
 def build_answers(target, cases) -> dict[str, str]:  # type: ignore[no-untyped-def]
     """The ``none`` and ``near-miss`` answers for ``target`` (see the module docstring)."""
-    from lexbench.dataset.case import FRAGMENT_CHARS
+    from lexbench.text import FRAGMENT_CHARS
 
     fragments = _fragment_set(target)
     others = [line.strip() for case in cases if case.id != target.id and case.reference_text
@@ -154,7 +153,7 @@ def nfkc_casefold_seconds(text: str) -> float:
 
 def score_seconds(case, text: str, content_format: str = "markdown"):  # type: ignore[no-untyped-def]
     """Seconds to score ``text`` as the answer to ``case``, and the verdict."""
-    from lexbench.providers.result import ProviderResult
+    from lexbench.answer import ProviderResult
     from lexbench.scoring import evaluate_response
     from lexbench.scoring.evaluate import _NEEDLE_CACHE
 
@@ -170,8 +169,8 @@ def stage_seconds(text: str, content_format: str | None = "markdown", rounds: in
     projection to reader text (SPEC §3.2, as the scorer builds it) and the normal form of that text
     (NFKC, casefold, letters and digits). They show how much of a figure no change to the rest of the
     scorer can remove."""
-    from lexbench.scoring.normalise import normalise
     from lexbench.scoring.view import AnswerView
+    from lexbench.text import normalise
 
     projecting = normalising = float("inf")
     for _ in range(rounds):
@@ -197,8 +196,8 @@ def _found(verdict) -> str:  # type: ignore[no-untyped-def]
 _MEMORY_CHILD = r"""
 import json, sys, tracemalloc
 from pathlib import Path
+from lexbench.answer import ProviderResult
 from lexbench.dataset.suite import load_suite
-from lexbench.providers.result import ProviderResult
 from lexbench.scoring import evaluate_response
 suite, case_id, answer_path, mode = sys.argv[1:5]
 case = next(c for c in load_suite(suite).cases if c.id == case_id)
@@ -340,11 +339,11 @@ def typical_figure(runs: dict[str, list[Path]], suites: dict[str, Path], rounds:
     ratio with them built inside the call too. Each side is the best of ``rounds``, run in turn.
 
     ``runs`` maps provider name → run directories (``results.jsonl`` + ``responses/``) of that provider."""
+    from lexbench.answer import ProviderResult
     from lexbench.dataset.suite import load_suite
-    from lexbench.providers.result import ProviderResult
     from lexbench.scoring import evaluate_response
     from lexbench.scoring.evaluate import _NEEDLE_CACHE
-    from lexbench.scoring.normalise import normalise
+    from lexbench.text import normalise
 
     cases = {case.id: case for path in suites.values() for case in load_suite(str(path)).cases}
     worst: tuple[float, str] | None = None
@@ -440,8 +439,8 @@ def aeb_figure(runs: dict[str, list[Path]], suites: dict[str, Path], rounds: int
     the needle cache is emptied before each scoring pass, so each case's needles are built once per
     pass as in a run (AEB's metric tokenises the reference again for every answer, as its
     ``evaluate.py`` does). The figure is the median of the per-round ratios."""
+    from lexbench.answer import ProviderResult
     from lexbench.dataset.suite import load_suite
-    from lexbench.providers.result import ProviderResult
     from lexbench.scoring import evaluate_response
     from lexbench.scoring.evaluate import _NEEDLE_CACHE
 

@@ -13,7 +13,7 @@ A run started with ``--certified`` is refused unless
    nothing outside the checkout and the Python environment — and every credential the selected
    providers name is set, so no item is lost to the operator's setup;
 4. its suite is reviewed and its public bindings verify: every binding file is present and
-   :func:`lexbench.dataset.bindings.validate_suite` finds no problem.
+   :func:`lexbench.dataset.checks.validate_suite` finds no problem.
 
 At the end of the session the run is certified only if, in addition, every expected item has a
 result (a killed run becomes certified once resumed to completion). ``--measure-only`` never
@@ -26,7 +26,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from lexbench.dataset.bindings import BINDING_FILES, validate_suite
+from lexbench.dataset.bindings import BINDING_FILES
+from lexbench.dataset.checks import validate_suite
 from lexbench.dataset.suite import is_committed, registry_for
 from lexbench.providers.credentials import missing_variables
 

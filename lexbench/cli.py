@@ -1,20 +1,28 @@
-"""The ``lexbench`` command (SPEC §1): one verb per pipeline step; the benchmark itself runs under pytest."""
+"""The ``lexbench`` command (SPEC §1): one verb per pipeline step; the benchmark itself runs under pytest.
+
+Each handler imports the modules its verb uses, so ``lexbench --help`` and ``lexbench report`` start without
+the dataset tooling, the corpus importers and the scorer (seconds on a loaded machine).
+"""
 
 from __future__ import annotations
 
 import argparse
+import hashlib
+import json
 import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from lexbench.errors import LexbenchError
+from lexbench.errors import LexbenchError, RulesError, RunError
+from lexbench.evals.commands import add_verbs as add_evals_verbs
+from lexbench.jsonfile import read_json
 
 Handler = Callable[[argparse.Namespace], int]
 
 
 def _import_corpus(args: argparse.Namespace) -> int:
-    from lexbench.dataset.importers import import_corpus
+    from lexbench.dataset.importers import import_corpus  # per verb (module docstring)
 
     report = import_corpus(args.format, Path(args.source), Path(args.output), limit=args.limit, keep_going=args.keep_going)
     print(report.summary())
@@ -24,10 +32,9 @@ def _import_corpus(args: argparse.Namespace) -> int:
 def _suite_pins(root: Path | None, cohort_path: Path) -> dict[str, str]:
     # Datasets that compile-articles must never write next to: the suite's published one and every prior input.
 
-    from lexbench.dataset.bindings import DATASET_NAME, SOURCE_INPUTS_NAME
+    from lexbench.dataset.bindings import DATASET_NAME, SOURCE_INPUTS_NAME  # per verb (module docstring)
     from lexbench.dataset.cohort import load_cohort
     from lexbench.dataset.compile import sha256_bytes
-    from lexbench.jsonfile import read_json
 
     pins: dict[str, str] = {}
     if cohort_path.is_file():
@@ -43,7 +50,7 @@ def _suite_pins(root: Path | None, cohort_path: Path) -> dict[str, str]:
 
 
 def _serve_replay(args: argparse.Namespace) -> int:
-    from lexbench.dataset.suite import load_suite
+    from lexbench.dataset.suite import load_suite  # per verb (module docstring)
     from lexbench.replay import ReplayServer
 
     suite = load_suite(args.suite)
@@ -66,13 +73,13 @@ def _serve_replay(args: argparse.Namespace) -> int:
 
 
 def _suite_arg(root: Path) -> str:
-    from lexbench.dataset.suite import is_committed
+    from lexbench.dataset.suite import is_committed  # per verb (module docstring)
 
     return root.name if is_committed(root) else str(root)
 
 
 def _compile_articles(args: argparse.Namespace) -> int:
-    from lexbench.dataset.bindings import dataset_id
+    from lexbench.dataset.bindings import dataset_id  # per verb (module docstring)
     from lexbench.dataset.compile import compile_articles, sha256_bytes
     from lexbench.dataset.suite import suite_root
 
@@ -93,7 +100,7 @@ def _compile_articles(args: argparse.Namespace) -> int:
 
 
 def _publish(args: argparse.Namespace) -> int:
-    from lexbench.dataset.bindings import BINDING_FILES
+    from lexbench.dataset.bindings import BINDING_FILES  # per verb (module docstring)
     from lexbench.dataset.compile import sha256_bytes
     from lexbench.dataset.suite import input_dir, publish_suite, registry_for, suite_root
 
@@ -126,11 +133,10 @@ def _print_problems(label: str, problems: list[str]) -> int:
 
 
 def _validate(args: argparse.Namespace) -> int:
-    from lexbench.dataset.bindings import validate_suite, validate_without_dataset
+    from lexbench.dataset.checks import validate_suite, validate_without_dataset  # per verb (module docstring)
     from lexbench.dataset.suite import (
         input_dir, is_committed, is_external, read_suite_dataset, registry_for, resolve_suite_dir, suite_root,
     )
-    from lexbench.errors import RulesError
 
     started = time.perf_counter()
     try:
@@ -166,7 +172,7 @@ def _validate(args: argparse.Namespace) -> int:
 
 
 def _verify_inputs(args: argparse.Namespace) -> int:
-    from lexbench.dataset.bindings import verify_inputs
+    from lexbench.dataset.checks import verify_inputs  # per verb (module docstring)
     from lexbench.dataset.suite import is_committed, registry_for, resolve_suite_dir
 
     started = time.perf_counter()
@@ -189,6 +195,7 @@ def _verify_inputs(args: argparse.Namespace) -> int:
 
 
 def _fetch_evidence(args: argparse.Namespace) -> int:
+    # per verb, to keep start-up light (module docstring)
     from lexbench.dataset.evidence import UPSTREAM_BASE, default_into, fetch_evidence, repository_root
     from lexbench.dataset.suite import suite_root
 
@@ -211,7 +218,7 @@ def _fetch_evidence(args: argparse.Namespace) -> int:
 
 
 def _export_schemas(args: argparse.Namespace) -> int:
-    from lexbench.dataset.schemas import SCHEMA_DIR, stale_schemas, write_schemas
+    from lexbench.dataset.schemas import SCHEMA_DIR, stale_schemas, write_schemas  # per verb (module docstring)
 
     directory = Path(args.output_dir) if args.output_dir else SCHEMA_DIR
     if args.check:
@@ -227,10 +234,7 @@ def _export_schemas(args: argparse.Namespace) -> int:
 
 
 def _report(args: argparse.Namespace) -> int:
-    import hashlib
-
-    from lexbench.errors import RunError
-    from lexbench.record import checked_rows, merge_runs
+    from lexbench.record import checked_rows, merge_runs  # per verb (module docstring)
     from lexbench.report import write_reports
     from lexbench.rundir import RunLock, check_run_dir
 
@@ -270,12 +274,9 @@ def _port(text: str) -> int:
 
 
 def _audit_projection(args: argparse.Namespace) -> int:
-    import json
-
-    from lexbench.dataset.bindings import DATASET_NAME
-    from lexbench.dataset.compile import sha256_bytes
-    from lexbench.dataset.suite import input_dir, load_dataset
-    from lexbench.errors import RunError
+    from lexbench.dataset.bindings import DATASET_NAME  # per verb (module docstring)
+    from lexbench.dataset.compile import load_dataset, sha256_bytes
+    from lexbench.dataset.suite import input_dir
     from lexbench.record import RESPONSES_DIR, checked_rows
     from lexbench.scoring.audit import UNEXPLAINED, audit_items, render_table, to_json
 
@@ -387,9 +388,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--check", action="store_true", help="only check that the files are up to date (exit 1 if not)")
     p.set_defaults(handler=_export_schemas)
 
-    from lexbench.evals.commands import add_verbs as add_evals_verbs  # check-gold, run-evals, compare (SPEC §8)
-
-    add_evals_verbs(verbs)
+    add_evals_verbs(verbs)  # check-gold, run-evals, compare (SPEC §8)
     return parser
 
 

@@ -13,6 +13,7 @@ loader reports its own error class (:class:`~lexbench.errors.RulesError`,
 from __future__ import annotations
 
 import errno
+import json
 import os
 import re
 import stat
@@ -35,8 +36,6 @@ def decode_json(data: bytes | str, *, object_pairs_hook: Callable[[list[tuple[st
     long to convert, nesting deeper than :data:`MAX_DEPTH` and strings holding lone surrogates.
     ``object_pairs_hook`` is passed to :func:`json.loads`; a ``ValueError`` it raises is reported too.
     """
-    import json
-
     if isinstance(data, bytes):
         try:
             text = data.decode("utf-8-sig")

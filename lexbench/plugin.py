@@ -29,6 +29,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from lexbench.answer import ErrorType, ProviderResult
 from lexbench.dataset.case import Case
 from lexbench.dataset.suite import Suite, load_suite
 from lexbench.errors import LexbenchError, RunError
@@ -40,7 +41,6 @@ from lexbench.providers.config import CONFIGURED
 from lexbench.providers.credentials import Redactor
 from lexbench.providers.guard import NetworkGuard
 from lexbench.providers.policy import DEFAULT_RETRIES, DEFAULT_TIMEOUT_S, declared_family, worker_cpus
-from lexbench.providers.result import ErrorType, ProviderResult
 from lexbench.record import (
     RESULTS_NAME, RunIdentity, RunRecorder, RunRow, canonical_sha256, checked_rows, count_tokens, environment, item_id,
     load_rows, read_manifest, resume_plan, save_response, utc_now, write_manifest,

@@ -44,11 +44,12 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
+from lexbench.answer import Attempt, ResultMetadata
+from lexbench.checkout import loadable_tree
 from lexbench.errors import RunError
 from lexbench.jsonfile import InvalidJson, decode_json, read_json
-from lexbench.scoring.evaluate import SCORER_VERSION
-from lexbench.providers.result import Attempt, ResultMetadata
 from lexbench.rundir import check_run_dir, open_nofollow, write_file
+from lexbench.scoring.evaluate import SCORER_VERSION
 from lexbench.verdict import ComponentResult, Outcome
 
 MANIFEST_NAME = "manifest.json"
@@ -500,8 +501,6 @@ def code_state(package_dir: Path | None = None) -> dict[str, Any]:
     uncommitted change under ``lexbench/`` and ``providers/`` (the Node worker too), and the
     ``sys.path`` entries outside the checkout and the Python environment. ``{"git": None}`` when
     lexbench is not running from a git checkout (an installed wheel is identified by its version)."""
-    from lexbench.checkout import loadable_tree
-
     package_dir = package_dir or Path(__file__).resolve().parent
     root = package_dir.parent
     if not (root / ".git").exists():

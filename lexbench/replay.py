@@ -16,6 +16,7 @@ asked. Every fetch served under a run prefix is logged (time, case, provider, us
 
 from __future__ import annotations
 
+import http.client
 import json
 import re
 import secrets
@@ -126,8 +127,6 @@ class ReplayServer:
 
     def answering(self, timeout_s: float = 2.0) -> bool:
         """Whether the server is running and answers an HTTP request within ``timeout_s`` seconds."""
-        import http.client
-
         if self._server is None:
             return False
         host, port = self._server.server_address[:2]

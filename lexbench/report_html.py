@@ -26,9 +26,9 @@ from html import escape
 from typing import Any
 
 from lexbench.record import RunRow
-from lexbench.report import (BREAKDOWNS, COMPONENT_COLUMNS, COMPONENT_LABELS, LEADERBOARD_COMPONENTS,
-                             ProviderSummary, ReportModel, boilerplate_text, build_model, cost_text, interval_text,
-                             ordered_rows, pct, ratio, run_lines, secs, signed_pct, summarise, tokens_text)
+from lexbench.report_model import (BREAKDOWNS, COMPONENT_COLUMNS, COMPONENT_LABELS, LEADERBOARD_COMPONENTS,
+                                   ProviderSummary, ReportModel, boilerplate_text, build_model, cost_text, interval_text,
+                                   ordered_rows, pct, ratio, run_lines, secs, signed_pct, summarise, tokens_text)
 from lexbench.verdict import Outcome
 
 COLOURS = {"pass": "#2e7d32", "fail": "#c62828", "unresolvable": "#9e9e9e", "missing": "#eeeeee"}
@@ -156,7 +156,7 @@ def _jitter(key: str) -> float:
 def latency_chart(rows: Sequence[RunRow], summaries: Sequence[ProviderSummary] | None = None) -> str:
     """One strip per provider: a dot per answered item's latency, with p50 (thick) and p95 (thin) marks.
 
-    ``summaries``: :func:`lexbench.report.summarise` of ``rows``, when already computed.
+    ``summaries``: :func:`lexbench.report_model.summarise` of ``rows``, when already computed.
     """
     rows = ordered_rows(rows)
     if summaries is None:
@@ -196,7 +196,7 @@ def latency_chart(rows: Sequence[RunRow], summaries: Sequence[ProviderSummary] |
 def heatmap(rows: Sequence[RunRow], summaries: Sequence[ProviderSummary] | None = None) -> str:
     """Provider × case: one cell per item coloured by verdict, cases ordered hardest first.
 
-    ``summaries``: :func:`lexbench.report.summarise` of ``rows``, when already computed.
+    ``summaries``: :func:`lexbench.report_model.summarise` of ``rows``, when already computed.
     """
     rows = ordered_rows(rows)
     providers = [s.provider for s in (summarise(rows) if summaries is None else summaries)]
@@ -251,7 +251,7 @@ def render_html(rows: Sequence[RunRow], manifest: dict[str, Any]) -> str:
 
 
 def html_from_model(model: ReportModel) -> str:
-    """:func:`render_html` of a prebuilt :class:`lexbench.report.ReportModel`."""
+    """:func:`render_html` of a prebuilt :class:`lexbench.report_model.ReportModel`."""
     report, rows = model.data, model.rows
     suite_id = report["run"]["suite"].get("id") or "?"
     parts = ["<!doctype html>", '<html lang="en"><head><meta charset="utf-8">',

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from lexbench.boundary import assess_call
-from lexbench.providers.result import ErrorType, ProviderResult, ResultMetadata
+from lexbench.answer import ErrorType, ProviderResult, ResultMetadata, assess_call
 from lexbench.verdict import Outcome
 
 CONTENT = "# A title\n\nA complete article body."

@@ -6,9 +6,9 @@ import lxml.html
 import markdownify
 import pytest
 
+from lexbench.answer import ProviderResult, ResultMetadata
 from lexbench.dataset.case import Case
 from lexbench.dataset.suite import load_suite
-from lexbench.providers.result import ProviderResult, ResultMetadata
 from lexbench.scoring import evaluate_response
 from lexbench.verdict import Component, Outcome
 

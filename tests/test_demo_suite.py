@@ -16,8 +16,9 @@ from pathlib import Path
 import lxml.html
 import pytest
 
-from lexbench.dataset.case import FRAGMENT_CHARS, Case
+from lexbench.dataset.case import Case
 from lexbench.dataset.suite import build_suite, load_suite
+from lexbench.text import FRAGMENT_CHARS
 
 SUITE_DIR = Path(__file__).resolve().parents[1] / "cases" / "demo"
 INVISIBLE_TAGS = {"head", "script", "style", "template", "noscript", "title"}
@@ -303,7 +304,7 @@ def reference_answer(case: Case, *, stable_text: bool) -> str:
 
 def test_reference_answer_with_stable_text_passes_every_case(suite):
     evaluate = pytest.importorskip("lexbench.scoring.evaluate").evaluate_response
-    from lexbench.providers.result import ProviderResult
+    from lexbench.answer import ProviderResult
 
     failures = []
     for case in plain_articles(suite):
@@ -316,7 +317,7 @@ def test_reference_answer_with_stable_text_passes_every_case(suite):
 
 def test_reference_answer_without_page_chrome_fails_only_on_stable_groups(suite):
     evaluate = pytest.importorskip("lexbench.scoring.evaluate").evaluate_response
-    from lexbench.providers.result import ProviderResult
+    from lexbench.answer import ProviderResult
 
     for case in plain_articles(suite):
         answer = ProviderResult(success=True, content=reference_answer(case, stable_text=False), content_format="markdown")
@@ -328,7 +329,7 @@ def test_reference_answer_without_page_chrome_fails_only_on_stable_groups(suite)
 def test_whole_capture_as_html_answer_passes_every_case(suite):
     """The scorer's own HTML projection of each capture agrees with the evidence: a whole-page dump passes."""
     evaluate = pytest.importorskip("lexbench.scoring.evaluate").evaluate_response
-    from lexbench.providers.result import ProviderResult
+    from lexbench.answer import ProviderResult
 
     failures = []
     for case in suite.cases:
@@ -341,7 +342,7 @@ def test_whole_capture_as_html_answer_passes_every_case(suite):
 
 def test_sibling_article_and_missing_last_region_fail(suite):
     evaluate = pytest.importorskip("lexbench.scoring.evaluate").evaluate_response
-    from lexbench.providers.result import ProviderResult
+    from lexbench.answer import ProviderResult
 
     cases = plain_articles(suite)
     for case, sibling in zip(cases, cases[1:] + cases[:1], strict=True):

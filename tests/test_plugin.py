@@ -140,9 +140,9 @@ def test_local_providers_keep_each_worker_and_its_extraction_process_on_a_cpu_of
 
 
 def test_cpu_pinning_only_for_declared_local_work_with_one_worker_per_cpu():
-    from lexbench.providers.policy import declared_family, worker_cpus
     from lexbench.providers import PROVIDER_TYPES
     from lexbench.providers.base import Provider
+    from lexbench.providers.policy import declared_family, worker_cpus
 
     assert worker_cpus(2, ["local", "control"], {3, 1}) == [1, 3]
     assert worker_cpus(3, ["local"], {0, 1}) is None  # more workers than CPUs: the scheduler shares them

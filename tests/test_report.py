@@ -6,9 +6,10 @@ import random
 
 import pytest
 
-from lexbench.providers.result import Attempt, ResultMetadata
+from lexbench.answer import Attempt, ResultMetadata
 from lexbench.record import RunRow
-from lexbench.report import build_report, percentile, render_json, render_markdown, render_terminal, summarise
+from lexbench.report import render_json, render_markdown, render_terminal
+from lexbench.report_model import build_report, percentile, summarise
 from lexbench.verdict import Component, ComponentResult, Outcome
 
 MANIFEST = {"suite": {"id": "s", "revision": 1, "review_status": "reviewed", "dataset_sha256": "ab" * 32},

@@ -17,10 +17,14 @@ from __future__ import annotations
 
 import hashlib
 import re
+import warnings
 from datetime import date
 from enum import StrEnum
 from typing import Annotated, ClassVar, Literal
 
+import regex
+from cssselect import SelectorError
+from lxml.cssselect import CSSSelector
 from pydantic import (
     BaseModel,
     ConfigDict,
@@ -31,12 +35,12 @@ from pydantic import (
     model_validator,
 )
 
+from lexbench.text import label_normalise
+
 CASE_ID_PATTERN = r"^[a-z][a-z0-9]*(?:-[a-z0-9]+)*-\d{3}-[a-z]{2,3}(?:-[a-z0-9]+)+$"
 """``<category>-<NNN>-<lang>-<slug>``, e.g. ``article-042-en-wsj-stadia`` (SPEC §2)."""
 
 SHA256_PATTERN = r"^[0-9a-f]{64}$"
-FRAGMENT_CHARS = 6
-"""Length of a body fragment in normalised characters (SPEC §3.4)."""
 MIN_ENDING_FRAGMENTS = 10
 """A reviewed ending (``reference_scope.end``) yields at least this many fragments (SPEC §2): a
 shorter one can be met by a few characters that also occur earlier in the article."""
@@ -262,9 +266,6 @@ def minimum_records(baseline: int) -> int:
 
 
 def _check_selector(value: str) -> str:
-    from cssselect import SelectorError
-    from lxml.cssselect import CSSSelector
-
     try:
         CSSSelector(value, translator="html")
     except SelectorError as exc:
@@ -275,10 +276,6 @@ def _check_selector(value: str) -> str:
 def _check_pattern(value: str, what: str) -> str:
     """``value`` when it compiles in ``re`` syntax and means the same to the ``regex`` engine, which
     the scorer searches with (it can bound a search's time: lexbench.scoring.patterns)."""
-    import warnings
-
-    import regex
-
     try:
         re.compile(value)
         with warnings.catch_warnings():
@@ -372,8 +369,6 @@ class RecordContract(Model):
 
     @model_validator(mode="after")
     def _no_duplicate_labels(self) -> RecordContract:
-        from lexbench.scoring.normalise import label_normalise
-
         for name in self.LISTS:
             seen: dict[str, str] = {}
             for label in getattr(self, name):

@@ -10,16 +10,15 @@ import hashlib
 import json
 from pathlib import Path
 
+from typing import Any
+
 from pydantic import ValidationError
 
-from typing import TYPE_CHECKING
-
 from lexbench.dataset.case import MIN_ENDING_FRAGMENTS, Case, CaseRule, Dataset, ReferenceBinding, ReviewStatus, Rules
+from lexbench.dataset.cohort import Cohort, check_inventory, load_cohort
 from lexbench.errors import EvidenceError, RulesError
-from lexbench.jsonfile import InvalidJson, read_json, read_regular_file
-
-if TYPE_CHECKING:
-    from lexbench.dataset.cohort import Cohort
+from lexbench.jsonfile import InvalidJson, decode_json, read_json, read_regular_file
+from lexbench.text import fragments, normalise
 
 OPENING_CHARS = 40
 """How many characters of the reference's start and end a binding pins."""
@@ -129,8 +128,6 @@ def check_segmentation(rule: CaseRule, reference_text: str, *, reviewed: bool = 
     Raises :class:`RulesError` naming the case and the region, or the case and the ending's
     fragment count.
     """
-    from lexbench.scoring.normalise import fragments, normalise
-
     assert rule.body is not None
     lines = reference_text.split("\n")
     if rule.body.regions[-1].last_line != len(lines):
@@ -168,8 +165,6 @@ def compile_dataset(rules: Rules, evidence_home: Path, cohort: Cohort) -> Datase
     A ``reviewed`` suite's endings must each yield at least ten fragments; an imported one's need one.
     Reads evidence files only; never downloads.
     """
-    from lexbench.dataset.cohort import check_inventory
-
     check_inventory(rules, cohort)
     cases = []
     for rule in rules.cases:
@@ -221,8 +216,6 @@ def compile_articles(
     sha256 is a key of ``pinned_datasets`` (sha256 → what pins it, e.g. ``"demo-v1"``). Keep the previous
     external input directory unchanged and write each revision to a new one. Returns the dataset.
     """
-    from lexbench.dataset.cohort import load_cohort
-
     output = Path(output)
     evidence_home = Path(evidence_home)
     refuse_output(output, evidence_home, pinned_datasets or {})
@@ -312,3 +305,21 @@ def write_new(path: Path, data: bytes) -> None:
             handle.write(data)
     except FileExistsError:
         raise RulesError(f"{path} already exists; refusing to overwrite a compiled output") from None
+
+
+def load_dataset(path: Path) -> Dataset:
+    """Read and validate a ``dataset.json``; raises :class:`RulesError` naming case and field."""
+    return read_dataset(path)[0]
+
+
+def read_dataset(path: Path) -> tuple[Dataset, tuple[bytes, Any]]:
+    """:func:`load_dataset`, also returning the file's bytes and their decoded JSON."""
+    try:
+        data = read_regular_file(path)
+        raw = decode_json(data)
+    except (OSError, InvalidJson) as exc:
+        raise RulesError(f"{path}: cannot read the compiled dataset: {exc}") from None
+    try:
+        return Dataset.model_validate(raw), (data, raw)
+    except ValidationError as exc:
+        raise RulesError(describe_validation_error(exc, source=str(path))) from None

@@ -15,9 +15,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from lexbench.dataset.case import FRAGMENT_CHARS, MIN_ENDING_FRAGMENTS
+from lexbench.dataset.case import MIN_ENDING_FRAGMENTS
 from lexbench.dataset.segment import normalised_length
 from lexbench.errors import CorpusImportError
+from lexbench.text import FRAGMENT_CHARS
 
 SHORT_LINE_CHARS = 2 * FRAGMENT_CHARS
 """A trailing line with fewer normalised characters than this, and no sentence-final punctuation, is

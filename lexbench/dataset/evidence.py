@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import gzip
 import os
+import re
 import shutil
 import time
 import urllib.error
@@ -44,7 +45,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from lexbench.dataset.bindings import DATASET_NAME, SOURCE_INPUTS_NAME
+from lexbench.dataset.compile import compile_articles, load_rules, sha256_bytes, write_new
+from lexbench.dataset.importers.reviewed import capture_spec, derive_capture, derive_reference
+from lexbench.dataset.suite import CASES_ROOT
 from lexbench.errors import EvidenceError, LexbenchError
+from lexbench.jsonfile import InvalidJson, read_json
 
 UPSTREAM_BASE = "https://raw.githubusercontent.com"
 """Where upstream files are fetched from: ``<base>/<owner>/<repo>/<commit>/<path>``."""
@@ -99,8 +105,6 @@ def upstream_path(corpus_path: str, *, folder: str | None = None) -> str:
     following the layouts the corpus README describes. A trafilatura-eval page needs ``folder``,
     ``"eval"`` or ``"cache"``: the upstream ``tests/`` folder it comes from. Raises :class:`EvidenceError`
     for a path no layout covers."""
-    import re
-
     source, _, rest = corpus_path.partition("/")
     for name, pattern, template in _LAYOUT:
         match = re.fullmatch(pattern, rest) if name == source else None
@@ -115,8 +119,6 @@ def upstream_path(corpus_path: str, *, folder: str | None = None) -> str:
 def bind_source_file(mirror: Path, corpus_path: str, *, folder: str | None = None) -> dict[str, str]:
     """A ``sources.json`` file binding read from a corpus mirror: ``{"sha256": <of the decompressed
     bytes>, "upstream": <upstream path>}``. For authors writing a suite's ``sources.json``."""
-    from lexbench.dataset.compile import sha256_bytes
-
     return {"sha256": sha256_bytes(Mirror(mirror).read(corpus_path, None, None)),
             "upstream": upstream_path(corpus_path, folder=folder)}
 
@@ -197,8 +199,6 @@ def _gunzip(data: bytes, where: str) -> bytes:
 
 def repository_root() -> Path:
     """The repository this package is installed from (the parent of ``cases/``)."""
-    from lexbench.dataset.suite import CASES_ROOT
-
     return CASES_ROOT.parent
 
 
@@ -210,8 +210,6 @@ def default_into(suite: str) -> Path:
 def load_sources(path: Path) -> dict[str, Any]:
     """Read a suite's ``sources.json``; raises :class:`EvidenceError` when it is missing, not JSON, or not
     schema version 1 with ``upstream`` and ``cases`` objects."""
-    from lexbench.jsonfile import InvalidJson, read_json
-
     try:
         sources = read_json(path)
     except FileNotFoundError:
@@ -240,11 +238,6 @@ def fetch_evidence(suite_root: Path, *, into: Path, mirror: Path | None = None,
     Raises :class:`EvidenceError` naming the file and the case (missing, changed, unfetchable),
     :class:`~lexbench.errors.RulesError` for rules that do not compile.
     """
-    from lexbench.dataset.bindings import DATASET_NAME, SOURCE_INPUTS_NAME
-    from lexbench.dataset.compile import compile_articles, load_rules, sha256_bytes, write_new
-    from lexbench.dataset.importers.reviewed import capture_spec, derive_capture, derive_reference
-    from lexbench.jsonfile import read_json
-
     started = time.perf_counter()
     rules = load_rules(suite_root / "rules.json")
     sources = load_sources(suite_root / "sources.json")

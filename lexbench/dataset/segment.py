@@ -2,27 +2,16 @@
 
 A reference body is stored one paragraph per line. Its regions are labelled, contiguous, one-based
 inclusive line ranges that cover every line in order; segmentation v3 allows at most five, and each
-must yield at least one fragment (:data:`~lexbench.dataset.case.FRAGMENT_CHARS` normalised characters)
-so that body contract v4 can measure its coverage.
-
-The normalisation here mirrors the scorer's (NFKC, casefold, letters and digits only) but is kept
-local on purpose: the dataset layer must not depend on the scoring package.
+must yield at least one fragment (:data:`~lexbench.text.FRAGMENT_CHARS` normalised characters)
+so that body contract v4 can measure its coverage. Lengths are counted in the scorer's normal form
+(:func:`lexbench.text.normalise`).
 """
 
 from __future__ import annotations
 
-import re
-import unicodedata
-
-from lexbench.dataset.case import FRAGMENT_CHARS, MAX_REGIONS, Region
+from lexbench.dataset.case import MAX_REGIONS, Region
 from lexbench.errors import CorpusImportError
-
-_NON_WORD = re.compile(r"[\W_]+")
-
-
-def normalise(text: str) -> str:
-    """NFKC + casefold, keeping letters and digits only (the scorer's comparison form, SPEC §3)."""
-    return _NON_WORD.sub("", unicodedata.normalize("NFKC", text).casefold())
+from lexbench.text import FRAGMENT_CHARS, normalise
 
 
 def normalised_length(text: str) -> int:

@@ -28,16 +28,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
-from lexbench.dataset.bindings import DATASET_NAME, REGISTRY_NAME, Bindings, validate_suite, write_bindings
+from lexbench.dataset.bindings import DATASET_NAME, REGISTRY_NAME, SOURCE_INPUTS_NAME, TASKS_NAME, Bindings, replace_file, write_bindings
 from lexbench.dataset.case import Case, Dataset
+from lexbench.dataset.checks import check_authoring, validate_suite
 from lexbench.dataset.cohort import COHORT_NAME, inventory_problems, load_cohort
 from lexbench.dataset.compile import (
-    compile_dataset, describe_validation_error, dump_json, load_rules, read_evidence, sha256_bytes,
+    compile_dataset, dump_json, load_dataset, load_rules, read_dataset, read_evidence, sha256_bytes, write_new,
 )
 from lexbench.errors import BindingError, RulesError
-from lexbench.jsonfile import InvalidJson, decode_json, read_json, read_regular_file
+from lexbench.jsonfile import read_json
 
 CASES_ROOT = Path(__file__).resolve().parents[2] / "cases"
 """The repository's ``cases/`` directory (committed suites)."""
@@ -123,25 +122,7 @@ def suite_root(name_or_path: str, cases_root: Path = CASES_ROOT) -> Path:
 def read_suite_dataset(root: Path, cases_root: Path = CASES_ROOT) -> tuple[Dataset, tuple[bytes, Any]]:
     """The suite's compiled dataset (from its input directory, :func:`input_dir`), with the file's bytes and
     decoded JSON. Raises :class:`RulesError` when it is absent or invalid."""
-    return _read_dataset(input_dir(root, cases_root) / DATASET_NAME)
-
-
-def load_dataset(path: Path) -> Dataset:
-    """Read and validate a ``dataset.json``; raises :class:`RulesError` naming case and field."""
-    return _read_dataset(path)[0]
-
-
-def _read_dataset(path: Path) -> tuple[Dataset, tuple[bytes, Any]]:
-    """:func:`load_dataset`, also returning the file's bytes and their decoded JSON."""
-    try:
-        data = read_regular_file(path)
-        raw = decode_json(data)
-    except (OSError, InvalidJson) as exc:
-        raise RulesError(f"{path}: cannot read the compiled dataset: {exc}") from None
-    try:
-        return Dataset.model_validate(raw), (data, raw)
-    except ValidationError as exc:
-        raise RulesError(describe_validation_error(exc, source=str(path))) from None
+    return read_dataset(input_dir(root, cases_root) / DATASET_NAME)
 
 
 def is_committed(root: Path, cases_root: Path = CASES_ROOT) -> bool:
@@ -156,7 +137,7 @@ def registry_for(root: Path, cases_root: Path = CASES_ROOT) -> Path | None:
 
 def check_suite(root: Path, cases_root: Path = CASES_ROOT, dataset: Dataset | None = None,
                 dataset_json: tuple[bytes, Any] | None = None) -> None:
-    """Raise :class:`BindingError` listing every problem :func:`~lexbench.dataset.bindings.validate_suite`
+    """Raise :class:`BindingError` listing every problem :func:`~lexbench.dataset.checks.validate_suite`
     finds in the suite directory ``root`` (committed suites must have all their bindings). ``dataset``
     and ``dataset_json`` (bytes and decoded JSON) are ``dataset.json`` when the caller already read it."""
     problems = validate_suite(root, registry=registry_for(root, cases_root), committed=is_committed(root, cases_root),
@@ -185,7 +166,7 @@ def load_suite(name_or_path: str, cases_root: Path = CASES_ROOT, *, validated_sh
     """
     root = resolve_suite_dir(name_or_path, cases_root)
     inputs = input_dir(root, cases_root)
-    dataset, dataset_json = _read_dataset(inputs / DATASET_NAME)
+    dataset, dataset_json = read_dataset(inputs / DATASET_NAME)
     sha256 = sha256_bytes(dataset_json[0])
     if validated_sha256 is None:
         check_suite(root, cases_root, dataset, dataset_json)  # the same bytes: read and decoded once
@@ -215,8 +196,6 @@ def build_suite(root: Path, *, overwrite: bool = False, registry: Path | None = 
     :class:`RulesError` / :class:`~lexbench.errors.EvidenceError` from compilation. Returns the
     ``dataset.json`` path.
     """
-    from lexbench.dataset.compile import write_new
-
     dataset = compile_dataset(load_rules(root / "rules.json"), root / "evidence", load_cohort(root / COHORT_NAME))
     out = root / DATASET_NAME
     data = dump_json(dataset.model_dump(mode="json"))
@@ -264,8 +243,6 @@ def publish_suite(root: Path, *, dataset: Path | None = None, registry: Path | N
         if problems:
             raise RulesError("\n".join(problems))
         if not current_path.is_file() or current_path.read_bytes() != new_bytes:
-            from lexbench.dataset.bindings import replace_file
-
             replace_file(current_path, new_bytes)
             adopted = True
     elif not current_path.is_file():
@@ -280,8 +257,6 @@ def publish_suite(root: Path, *, dataset: Path | None = None, registry: Path | N
 
 def _publish_external(root: Path, dataset: Path | None, registry: Path | None, started: float) -> Published:
     # An external-evidence suite publishes bindings of its fetched dataset; dataset.json stays outside git.
-    from lexbench.dataset.bindings import SOURCE_INPUTS_NAME, TASKS_NAME
-
     path = Path(dataset) if dataset is not None else input_dir(root, root.parent) / DATASET_NAME
     if not path.is_file():
         raise RulesError(f"{path}: no compiled dataset to publish; run {fetch_hint(root)} first (or pass --dataset FILE)")
@@ -307,8 +282,6 @@ def _publish_external(root: Path, dataset: Path | None, registry: Path | None, s
 
 
 def _authoring_problems(root: Path, dataset: Dataset) -> list[str]:
-    from lexbench.dataset.bindings import check_authoring
-
     problems = []
     if not (root / COHORT_NAME).is_file():
         problems.append(f"{root / COHORT_NAME}: missing; a published suite needs its cohort")

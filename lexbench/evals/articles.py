@@ -13,6 +13,7 @@ import re
 
 import lxml.html
 
+from lexbench.answer import ProviderResult, ResultMetadata
 from lexbench.charsets import decode_page
 from lexbench.dataset.case import Case, CaseKind, CaseRule
 from lexbench.dataset.compile import check_segmentation
@@ -20,9 +21,8 @@ from lexbench.dataset.importers.common import detect_charset
 from lexbench.dataset.segment import auto_regions
 from lexbench.errors import RulesError
 from lexbench.evals.controls import rejected_controls
-from lexbench.providers.result import ProviderResult, ResultMetadata
 from lexbench.scoring import evaluate_response
-from lexbench.scoring.normalise import normalise
+from lexbench.text import normalise
 from lexbench.verdict import Outcome, Verdict
 
 MAX_REGIONS = 5

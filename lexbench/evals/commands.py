@@ -12,7 +12,7 @@ from pathlib import Path
 
 
 def _check_gold(args: argparse.Namespace) -> int:
-    from lexbench.evals.gold import GOLD_ROOT, check_gold
+    from lexbench.evals.gold import GOLD_ROOT, check_gold  # per verb (module docstring)
 
     root = Path(args.directory) if args.directory else GOLD_ROOT
     problems = check_gold(root)
@@ -27,7 +27,7 @@ def _check_gold(args: argparse.Namespace) -> int:
 
 
 def _run_controls(args: argparse.Namespace) -> int:
-    from lexbench.evals.controls import controls_json, render_controls, run_controls
+    from lexbench.evals.controls import controls_json, render_controls, run_controls  # per verb (module docstring)
 
     if args.gold or args.overall_floor is not None or args.class_floor is not None or args.change_floors:
         print("lexbench run-evals: error: --corpus scores the corpus controls against their own floor; "
@@ -45,6 +45,7 @@ def _run_controls(args: argparse.Namespace) -> int:
 
 
 def _run_evals(args: argparse.Namespace) -> int:
+    # per verb (module docstring)
     from lexbench.evals.accuracy import GATE_FLOORS, Floors, evals_json, render_evals, run_evals
     from lexbench.evals.gold import GOLD_ROOT, load_gold
 
@@ -72,6 +73,7 @@ def _run_evals(args: argparse.Namespace) -> int:
 
 
 def _compare(args: argparse.Namespace) -> int:
+    # per verb (module docstring)
     from lexbench.evals.lift import ACK_TOKEN, Status, apply_ack, compare_metrics, load_metrics, read_ack, render_lift
 
     base, new = load_metrics(Path(args.base)), load_metrics(Path(args.new))

@@ -30,13 +30,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+import lxml.etree
+import lxml.html
 from pydantic import BaseModel, ConfigDict, Field
 
-from lexbench.dataset.case import FRAGMENT_CHARS, Case, ReviewStatus
-from lexbench.dataset.segment import normalise
+from lexbench.answer import ContentFormat, ProviderResult, ResultMetadata
+from lexbench.dataset.case import Case, ReviewStatus
+from lexbench.dataset.compile import load_dataset
+from lexbench.dataset.importers import FORMATS, import_corpus
 from lexbench.errors import CorpusImportError, LexbenchError
-from lexbench.providers.result import ContentFormat, ProviderResult, ResultMetadata
 from lexbench.scoring import evaluate_response
+from lexbench.text import FRAGMENT_CHARS, label_normalise, normalise
 from lexbench.verdict import Component, Outcome
 
 CONTROLS_FLOOR = 0.98
@@ -329,11 +333,6 @@ def own_contract_answer(case: Case, capture_html: str, *, title: bool = True, dr
     found as one). ``records=False`` drops the records. ``case`` must be compiled (reference text).
     Raises ``ValueError`` for a comments or posts contract without reviewed HTML selectors (REVIEW.md
     asks for selectors that select exactly the records)."""
-    import lxml.etree
-    import lxml.html
-
-    from lexbench.scoring.normalise import label_normalise
-
     wanted = label_normalise(case.title or "")
 
     def keep(text: str) -> bool:
@@ -627,9 +626,6 @@ def import_sources(corpus: Path) -> tuple[list[Source], list[str]]:
 
     Raises :class:`ControlsError` when ``corpus`` is not a directory or holds no such folder.
     """
-    from lexbench.dataset.importers import FORMATS, import_corpus
-    from lexbench.dataset.suite import load_dataset
-
     if not corpus.is_dir():
         what = "is a file, not a directory" if corpus.exists() else "no such directory"
         raise ControlsError(f"--corpus {corpus}: {what} (expected a corpus such as ../shared/corpus)")

@@ -26,11 +26,11 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
+from lexbench.answer import ContentFormat, ErrorType, ProviderResult, ResultMetadata
 from lexbench.dataset.case import SHA256_PATTERN, Case
 from lexbench.dataset.suite import CASES_ROOT, load_suite
 from lexbench.errors import LexbenchError
 from lexbench.jsonfile import InvalidJson, read_json
-from lexbench.providers.result import ContentFormat, ErrorType, ProviderResult, ResultMetadata
 from lexbench.verdict import Outcome
 
 GOLD_ROOT = CASES_ROOT / "gold"

@@ -31,7 +31,7 @@ from pydantic import ValidationError
 from lexbench.errors import LexbenchError
 from lexbench.evals.accuracy import CLASSES, EvalsResult
 from lexbench.record import load_rows, read_manifest
-from lexbench.report import summarise
+from lexbench.report_model import summarise
 from lexbench.verdict import Component, Outcome
 
 LIFT_FLOOR = -0.05

@@ -2,45 +2,116 @@
 every item uses (SPEC §5).
 
 The pieces, in the order a call meets them: :mod:`~lexbench.providers.config` (named providers),
-:mod:`~lexbench.providers.base` (the interface), :mod:`~lexbench.providers.policy` (deadline, retries,
-late answers, redaction: :func:`call_provider`), :mod:`~lexbench.providers.http` (the shared HTTP
-boundary) with :mod:`~lexbench.providers.guard` and :mod:`~lexbench.providers.resolve`,
-:mod:`~lexbench.providers.hosted` (one adapter per hosted fetch API),
-:mod:`~lexbench.providers.extraction` (the killable extraction worker), :mod:`~lexbench.providers.result` (what
-comes back).
+:mod:`~lexbench.providers.build` (a configured provider from its type), :mod:`~lexbench.providers.base`
+(the interface), :mod:`~lexbench.providers.policy` (deadline, retries, late answers, redaction:
+:func:`call_provider`), :mod:`~lexbench.providers.call` (what one call carries: deadline, ``FetchError``),
+:mod:`~lexbench.providers.http` (the shared HTTP boundary) with :mod:`~lexbench.providers.guard` and
+:mod:`~lexbench.providers.resolve`, :mod:`~lexbench.providers.hosted` (one adapter per hosted fetch API),
+:mod:`~lexbench.providers.extraction` (the killable extraction worker). What comes back is
+:mod:`lexbench.answer`.
+
+Importing this package is cheap: the registry names each type's class as ``"module:Class"`` and imports
+an adapter only when it is looked up (to build it, or to read its family), and the public names below
+load their module on first use. So the scorer and ``lexbench report``, which import leaves of this
+package (credentials), never load httpx, the extractors, the engines or any adapter.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
+import importlib
+from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING, Any
 
 from lexbench.errors import ConfigError
-from lexbench.providers.base import Provider
-from lexbench.providers.config import ProviderConfig, ProviderSpec, builtin_provider_config, load_provider_config
-from lexbench.providers.guard import NetworkGuard
-from lexbench.providers.headless import ENGINE_PROVIDER_TYPES
-from lexbench.providers.hosted import HOSTED_PROVIDER_TYPES
-from lexbench.providers.http import HttpBoundary
-from lexbench.providers.local import HttpMarkdownify, Readability, ReferenceEcho, Trafilatura
-from lexbench.providers.policy import FetchError, RuntimePolicy, call_provider
-from lexbench.providers.result import ErrorType, ProviderResult
-from lexbench.providers.thirdparty import WORKER_PROVIDER_TYPES
 
-PROVIDER_TYPES: dict[str, type[Provider]] = {
-    cls.type_name: cls
-    for cls in (HttpMarkdownify, Trafilatura, Readability, ReferenceEcho, *ENGINE_PROVIDER_TYPES, *WORKER_PROVIDER_TYPES,
-                *HOSTED_PROVIDER_TYPES)
-}
+if TYPE_CHECKING:
+    from lexbench.providers.base import Provider
+    from lexbench.providers.build import build_provider, default_config, load_config
+    from lexbench.providers.call import FetchError
+    from lexbench.providers.config import ProviderConfig, ProviderSpec
+    from lexbench.providers.policy import RuntimePolicy, call_provider
+
+
+class ProviderRegistry(Mapping[str, "type[Provider]"]):
+    """Provider types by type name; each class is imported on its first lookup.
+
+    Built from ``{type name: "package.module:Class"}``. Iterating, ``len`` and ``in`` read the names only;
+    ``registry[name]`` imports the class (``KeyError`` for an unknown name; an ``ImportError`` of a
+    broken module propagates, naming it).
+    """
+
+    def __init__(self, paths: Mapping[str, str]) -> None:
+        self._entries: dict[str, str | type[Provider]] = dict(paths)
+
+    def __getitem__(self, name: str) -> type[Provider]:
+        entry = self._entries[name]
+        if isinstance(entry, str):
+            module, _, attr = entry.partition(":")
+            entry = self._entries[name] = getattr(importlib.import_module(module), attr)
+        return entry
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._entries
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._entries)
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def register(self, cls: type[Provider]) -> type[Provider]:
+        """Add ``cls`` under ``cls.type_name``. Raises :class:`ConfigError` when another class holds the name."""
+        existing = self._entries.get(cls.type_name)
+        own_path = f"{cls.__module__}:{cls.__qualname__}"
+        if existing is not None and existing is not cls and existing != own_path:
+            held = existing if isinstance(existing, str) else existing.__qualname__
+            raise ConfigError(f"provider type {cls.type_name!r} is already registered ({held})")
+        self._entries[cls.type_name] = cls
+        return cls
+
+
+PROVIDER_TYPES = ProviderRegistry({
+    "http-markdownify": "lexbench.providers.local:HttpMarkdownify",
+    "trafilatura": "lexbench.providers.local:Trafilatura",
+    "readability": "lexbench.providers.local:Readability",
+    "reference-echo": "lexbench.providers.local:ReferenceEcho",
+    "headless-markdown": "lexbench.providers.headless:HeadlessMarkdown",
+    "headless-html": "lexbench.providers.headless:HeadlessHtml",
+    "readability-js": "lexbench.providers.thirdparty:ReadabilityJs",
+    "crawl4ai": "lexbench.providers.thirdparty:Crawl4ai",
+    "brightdata-unlocker": "lexbench.providers.hosted.brightdata:BrightDataUnlocker",
+    "browser-use-fetch": "lexbench.providers.hosted.browser_use:BrowserUseFetch",
+    "browserbase-fetch": "lexbench.providers.hosted.browserbase:BrowserbaseFetch",
+    "deepseek-fetch": "lexbench.providers.hosted.deepseek:DeepSeekFetch",
+    "crawl4ai-cloud": "lexbench.providers.hosted.crawl4ai_cloud:Crawl4aiCloud",
+    "jina-reader": "lexbench.providers.hosted.jina:JinaReader",
+    "firecrawl": "lexbench.providers.hosted.firecrawl:Firecrawl",
+    "exa-contents": "lexbench.providers.hosted.exa:ExaContents",
+    "tavily-extract": "lexbench.providers.hosted.tavily:TavilyExtract",
+    "cloudflare-markdown": "lexbench.providers.hosted.cloudflare:CloudflareMarkdown",
+    "spider": "lexbench.providers.hosted.spider:Spider",
+    "scrapingbee": "lexbench.providers.hosted.scrapingbee:ScrapingBee",
+    "zyte-api": "lexbench.providers.hosted.zyte:ZyteApi",
+})
 """Every provider type by its type name. Add a type with :func:`register_provider_type`."""
 
 DEFAULT_PROVIDERS: tuple[str, ...] = ("http-markdownify", "trafilatura", "readability", "reference-echo")
 """What ``make bench`` and a bare ``pytest`` run: the local providers plus the control."""
 
-__all__ = [
-    "DEFAULT_PROVIDERS", "PROVIDER_TYPES", "ErrorType", "FetchError", "Provider", "ProviderConfig", "ProviderResult",
-    "ProviderSpec", "RuntimePolicy", "build_provider", "call_provider", "default_config", "load_config",
-    "register_provider_type",
-]
+# The public names and the module that defines each, loaded on first use (PEP 562).
+_EXPORTS = {
+    "Provider": "lexbench.providers.base",
+    "FetchError": "lexbench.providers.call",
+    "ProviderConfig": "lexbench.providers.config",
+    "ProviderSpec": "lexbench.providers.config",
+    "RuntimePolicy": "lexbench.providers.policy",
+    "call_provider": "lexbench.providers.policy",
+    "build_provider": "lexbench.providers.build",
+    "default_config": "lexbench.providers.build",
+    "load_config": "lexbench.providers.build",
+}
+
+__all__ = ["DEFAULT_PROVIDERS", "PROVIDER_TYPES", "ProviderRegistry", "register_provider_type", *sorted(_EXPORTS)]
 
 
 def register_provider_type(cls: type[Provider]) -> type[Provider]:
@@ -48,45 +119,11 @@ def register_provider_type(cls: type[Provider]) -> type[Provider]:
 
     Raises :class:`ConfigError` when another class already holds that name.
     """
-    existing = PROVIDER_TYPES.get(cls.type_name)
-    if existing is not None and existing is not cls:
-        raise ConfigError(f"provider type {cls.type_name!r} is already registered ({existing.__qualname__})")
-    PROVIDER_TYPES[cls.type_name] = cls
-    return cls
+    return PROVIDER_TYPES.register(cls)
 
 
-def default_config() -> ProviderConfig:
-    """The built-in configuration: each local type and the control under its type name."""
-    return builtin_provider_config(PROVIDER_TYPES, list(DEFAULT_PROVIDERS))
-
-
-def load_config(path: Path) -> ProviderConfig:
-    """Load a configuration file against the registry; raises :class:`ConfigError`."""
-    return load_provider_config(path, PROVIDER_TYPES)
-
-
-def build_provider(spec: ProviderSpec | str, *, guard: NetworkGuard | None = None,
-                   policy: RuntimePolicy | None = None, debug_dir: Path | None = None) -> Provider:
-    """Build one provider from its configuration (or, for a bare type name, with default options).
-
-    ``guard`` is the private-network guard for target fetches (default: no exemption); ``policy``
-    supplies the body ceiling; ``debug_dir`` receives redacted exchanges when the spec's ``log_level``
-    is ``debug``. Raises :class:`ConfigError` for an unknown type.
-    """
-    if isinstance(spec, str):
-        if spec not in PROVIDER_TYPES:
-            raise ConfigError(f"unknown provider {spec!r}; known: {', '.join(sorted(PROVIDER_TYPES))}")
-        builtin = default_config()
-        spec = builtin.spec(spec) if spec in builtin.names else ProviderSpec(name=spec, type=spec)
-    cls = PROVIDER_TYPES.get(spec.type)
-    if cls is None:
-        raise ConfigError(f"unknown provider type {spec.type!r}; known: {', '.join(sorted(PROVIDER_TYPES))}")
-    http = HttpBoundary(
-        guard=guard,
-        dns_mode=spec.dns_mode or "system",
-        doh_url=spec.doh_url,
-        max_body_bytes=(policy or RuntimePolicy()).max_body_bytes,
-        debug_dir=debug_dir if spec.log_level == "debug" else None,
-    )
-    return cls(spec.name, spec.options, http=http, output_contract=spec.output_contract, not_secret=spec.not_secret)
-
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)

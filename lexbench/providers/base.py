@@ -16,7 +16,7 @@ redaction are not its business: :func:`lexbench.providers.policy.call_provider` 
 provider alike. ``url`` is what to fetch: the replay server's loopback URL in replay mode, the case's
 own URL with ``--live``; ``case.url`` stays the page's identity, and nothing else of the case (least of
 all its reference) may shape the request. Failures are returned as ``success=False`` results or raised
-as :class:`~lexbench.providers.policy.FetchError`; any other exception is reported as ``crashed``.
+as :class:`~lexbench.providers.call.FetchError`; any other exception is reported as ``crashed``.
 
 Hosted APIs subclass :class:`lexbench.providers.hosted.HostedProvider` and only build a request and
 parse a response.
@@ -28,11 +28,11 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar, Literal
 
+from lexbench.answer import ErrorType, ProviderResult
 from lexbench.dataset.case import Case
+from lexbench.providers.call import FetchError
 from lexbench.providers.credentials import MissingCredentials, Redactor, expand, missing_variables, placeholder_names
 from lexbench.providers.http import HttpBoundary
-from lexbench.providers.policy import FetchError
-from lexbench.providers.result import ErrorType, ProviderResult
 
 OutputContract = Literal["cleaned", "rendered_html", "control"]
 """``cleaned`` → the shared readable-content leaderboard; ``rendered_html`` → diagnostics table;

@@ -14,14 +14,13 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from concurrent.futures import Future
-from concurrent.futures import TimeoutError as FutureTimeout
+from concurrent.futures import Future, TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
 from typing import Any
 
+from lexbench.answer import ErrorType
+from lexbench.providers.call import FetchError
 from lexbench.providers.engines import Completion
-from lexbench.providers.policy import FetchError
-from lexbench.providers.result import ErrorType
 
 # Chromium's net error names → the stable error classes.
 _NET_ERRORS = (
@@ -83,7 +82,7 @@ class PlaywrightLoop:
             return cls._shared
 
     async def _start(self) -> None:
-        from playwright.async_api import async_playwright
+        from playwright.async_api import async_playwright  # an optional extra, loaded by the first CDP call
 
         self.playwright = await async_playwright().start()
 
@@ -122,8 +121,8 @@ async def render(playwright: Any, ws_url: str, url: str, completion: Completion,
     Raises :class:`FetchError` for navigation failures (``net::ERR_*`` classes, ``timeout``). An unmet
     completion condition is reported in the result (the content is kept), not raised.
     """
-    from playwright.async_api import Error as PlaywrightError
-    from playwright.async_api import TimeoutError as PlaywrightTimeout
+    # Playwright is an optional extra: loaded by the first CDP call, never at import.
+    from playwright.async_api import Error as PlaywrightError, TimeoutError as PlaywrightTimeout
 
     loop = asyncio.get_running_loop()
     end = loop.time() + deadline_s

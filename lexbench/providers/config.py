@@ -36,11 +36,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from lexbench.answer import DnsMode
 from lexbench.errors import ConfigError
 from lexbench.jsonfile import InvalidJson, decode_json
 from lexbench.providers.base import OutputContract, Provider
 from lexbench.providers.credentials import Redactor, has_placeholder, malformed_placeholders, placeholder_names
-from lexbench.providers.result import DnsMode
 
 CONFIGURED = "configured"
 """The ``--providers`` value that selects the configuration's ``default_providers``."""

@@ -20,7 +20,7 @@ _FRAME = struct.Struct(">I")
 def _limit_memory() -> None:
     limit = int(os.environ.get("LEXBENCH_WORKER_MEMORY", "0") or 0)
     if limit > 0:
-        import resource
+        import resource  # POSIX only, and needed only when a limit is set
 
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 
@@ -46,6 +46,7 @@ def main() -> None:
     requests, answers = sys.stdin.buffer, sys.stdout.buffer
     sys.stdout = sys.stderr  # a library's print() must not corrupt the frames
     _limit_memory()
+    # The extractors load here, after the memory limit and the stdout redirect, so both apply to them.
     from lexbench.providers.http import decode_text
     from lexbench.providers.local import extract, warm_up
 

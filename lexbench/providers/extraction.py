@@ -25,8 +25,8 @@ import threading
 from collections.abc import Mapping
 from typing import Any
 
-from lexbench.providers.policy import MAX_BODY_BYTES, Deadline, FetchError
-from lexbench.providers.result import ErrorType
+from lexbench.answer import ErrorType
+from lexbench.providers.call import MAX_BODY_BYTES, Deadline, FetchError
 
 WORKER_MEMORY_BYTES = 4 * 1024**3
 """Address-space limit of the child: a runaway parse fails instead of swapping the host."""

@@ -18,8 +18,8 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from lexbench.providers.policy import FetchError
-from lexbench.providers.result import ErrorType
+from lexbench.answer import ErrorType
+from lexbench.providers.call import FetchError
 
 _NAT64 = ipaddress.ip_network("64:ff9b::/96")
 _SCHEMES = ("http", "https")

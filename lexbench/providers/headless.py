@@ -36,16 +36,17 @@ from urllib.parse import urlsplit
 import lxml.html
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from lexbench.answer import ErrorType, ProviderResult, ResultMetadata
 from lexbench.dataset.case import Case
 from lexbench.errors import ConfigError, LexbenchError
 from lexbench.providers.base import Provider
+from lexbench.providers.call import Deadline, FetchError
+from lexbench.providers.cdp import PlaywrightLoop, net_error, render
 from lexbench.providers.engine_process import MAX_OUTPUT_BYTES, EngineProcess, ProcessRun, fresh_profile, run_process
 from lexbench.providers.engines import (
     ENGINES, Completion, Engine, Route, check_completion, command_line, engine, parse_version, select_route,
     version_matches,
 )
-from lexbench.providers.policy import Deadline, FetchError
-from lexbench.providers.result import ErrorType, ProviderResult, ResultMetadata
 
 CHECKOUT = Path(__file__).resolve().parents[2]
 WORKERS_DIR = CHECKOUT / "providers" / "workers"
@@ -262,8 +263,6 @@ class HeadlessProvider(Provider):
     def close(self) -> None:
         """Stop Playwright's driver process at the end of the session (CDP engines; restarted if needed)."""
         if self.engine.driver == "cdp":
-            from lexbench.providers.cdp import PlaywrightLoop
-
             PlaywrightLoop.stop_shared()
 
     # -- drivers -------------------------------------------------------------------------------------
@@ -287,8 +286,6 @@ class HeadlessProvider(Provider):
         return self._from_worker_json(run, url)
 
     def _cdp(self, url: str, host: str | None, deadline: Deadline) -> ProviderResult:
-        from lexbench.providers.cdp import PlaywrightLoop, render
-
         completion = self.config.completion
         with fresh_profile() as profile, EngineProcess(self._argv(url, host, str(profile))) as browser:
             try:
@@ -409,8 +406,6 @@ def _error_type(name: str | None) -> ErrorType:
 
 
 def _stderr_error(stderr: str) -> ErrorType | None:
-    from lexbench.providers.cdp import net_error
-
     if "Page load timed out" in stderr:
         return ErrorType.TIMEOUT
     return net_error(stderr)

@@ -24,7 +24,7 @@ Both enforce, for one physical call:
 (:mod:`lexbench.providers.guard`). ``send`` (hosted APIs) resolves per ``dns_mode``
 (:mod:`lexbench.providers.resolve`) and is not guarded: its endpoint is operator configuration.
 With a ``debug_dir``, every exchange (request, response headers and body, or the error) is saved there,
-redacted (``log_level: debug``). Failures raise :class:`~lexbench.providers.policy.FetchError`.
+redacted (``log_level: debug``). Failures raise :class:`~lexbench.providers.call.FetchError`.
 """
 
 from __future__ import annotations
@@ -45,12 +45,12 @@ import anyio
 import httpcore
 import httpx
 
+from lexbench.answer import DnsMode, ErrorType
 from lexbench.charsets import decode_page
+from lexbench.providers.call import CURRENT_CALL, MAX_BODY_BYTES, CallTrace, Deadline, FetchError
 from lexbench.providers.credentials import Redactor, is_sensitive_header
 from lexbench.providers.guard import NetworkGuard
-from lexbench.providers.policy import CURRENT_CALL, MAX_BODY_BYTES, CallTrace, Deadline, FetchError
 from lexbench.providers.resolve import DohResolver, Resolver, SystemResolver
-from lexbench.providers.result import DnsMode, ErrorType
 
 USER_AGENT = "lexbench/0.1 (Web Fetch benchmark)"
 MAX_REDIRECTS = 10

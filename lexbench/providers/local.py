@@ -20,12 +20,12 @@ from typing import Any, ClassVar
 
 import lxml.html
 
+from lexbench.answer import ErrorType, ProviderResult, ResultMetadata
 from lexbench.dataset.case import Case
 from lexbench.providers.base import OutputContract, Provider
-from lexbench.providers.http import HttpResponse, decode_text
-from lexbench.providers.policy import Deadline
+from lexbench.providers.call import Deadline
 from lexbench.providers.extraction import ExtractionWorker
-from lexbench.providers.result import ErrorType, ProviderResult, ResultMetadata
+from lexbench.providers.http import HttpResponse, decode_text
 
 _DROP_TAGS = ("head", "script", "style", "noscript", "template")
 _HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
@@ -192,7 +192,7 @@ def _markdownify_page(html: str, url: str, options: Mapping[str, Any]) -> tuple[
 
 
 def _trafilatura(html: str, url: str, options: Mapping[str, Any]) -> tuple[str, str | None]:
-    import trafilatura
+    import trafilatura  # heavy; loaded in the extraction worker by the first call or warm_up(), not at import
 
     settings = {"include_comments": True, "include_links": True, "include_tables": True, **options}
     content = trafilatura.extract(html, url=url, output_format="markdown", **settings)
@@ -200,7 +200,7 @@ def _trafilatura(html: str, url: str, options: Mapping[str, Any]) -> tuple[str, 
 
 
 def _readability(html: str, url: str, options: Mapping[str, Any]) -> tuple[str, str | None]:
-    from readability import Document
+    from readability import Document  # loaded in the extraction worker only, like trafilatura
 
     try:
         document = Document(html, url=url)

@@ -39,15 +39,14 @@ from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from lexbench.answer import Attempt, ErrorType, ProviderResult, ResultMetadata, assess_call, mark_upstream_failure
+from lexbench.providers.base import Provider
+from lexbench.providers.call import CURRENT_CALL, MAX_BODY_BYTES, CallContext, CallTrace, FetchError
 from lexbench.providers.credentials import Redactor
-from lexbench.providers.result import Attempt, DnsMode, ErrorType, ProviderResult, Resolution, ResultMetadata
 
 if TYPE_CHECKING:
     from lexbench.dataset.case import Case
-    from lexbench.providers.base import Provider
 
-MAX_BODY_BYTES = 20_000_000
-"""The ceiling on response bodies, decompressed bodies and subprocess output (SPEC §5)."""
 DEFAULT_TIMEOUT_S = 30.0
 DEFAULT_RETRIES = 1
 MAX_TIMEOUT_S = 86_400.0
@@ -84,74 +83,6 @@ class RuntimePolicy:
         """The policy as the manifest records it."""
         return {"timeout_s": self.timeout_s, "retries": self.retries, "max_body_bytes": self.max_body_bytes}
 
-
-@dataclass(frozen=True)
-class Deadline:
-    """A moment on the monotonic clock by which one physical call must be complete.
-
-    ``seconds`` is the budget it was made with; :meth:`remaining` is never negative.
-    """
-
-    at: float
-    seconds: float
-
-    @classmethod
-    def after(cls, seconds: float) -> Deadline:
-        return cls(at=time.monotonic() + seconds, seconds=seconds)
-
-    def remaining(self) -> float:
-        return max(0.0, self.at - time.monotonic())
-
-    @property
-    def expired(self) -> bool:
-        return time.monotonic() >= self.at
-
-
-class FetchError(Exception):
-    """A call failure an adapter or the shared boundary reports on purpose.
-
-    ``error_type`` is the stable class; the message must say what happened and, where it can, what to
-    do. ``metadata`` holds :class:`ResultMetadata` fields already known (e.g. ``upstream_status`` of a
-    body that turned out too large). :func:`call_provider` turns it into a failed result.
-    """
-
-    def __init__(self, error_type: ErrorType, message: str, **metadata: Any) -> None:
-        super().__init__(message)
-        self.error_type = error_type
-        self.metadata = metadata
-
-    def to_result(self) -> ProviderResult:
-        return ProviderResult.failure(self.error_type, str(self), metadata=ResultMetadata(**self.metadata))
-
-
-@dataclass
-class CallTrace:
-    """What the shared boundary observed during one attempt (filled in as it goes)."""
-
-    dns_mode: DnsMode | None = None
-    resolutions: list[Resolution] = field(default_factory=list)
-    redirects: list[str] = field(default_factory=list)
-    exchanges: int = 0
-
-
-@dataclass
-class CallContext:
-    """The attempt in progress, visible to the shared boundary through :data:`CURRENT_CALL`.
-
-    ``redactor`` masks this provider's credentials in anything saved; ``abandoned`` is set by the
-    watchdog when it gives up on the worker, so the boundary starts no new request for it.
-    """
-
-    provider: str
-    case_id: str
-    attempt: int
-    redactor: Redactor
-    trace: CallTrace = field(default_factory=CallTrace)
-    abandoned: threading.Event = field(default_factory=threading.Event)
-
-
-CURRENT_CALL: contextvars.ContextVar[CallContext | None] = contextvars.ContextVar("lexbench_call", default=None)
-"""The attempt running in this worker thread, or ``None`` outside :func:`call_provider`."""
 
 _QUARANTINE: weakref.WeakKeyDictionary[Provider, threading.Thread] = weakref.WeakKeyDictionary()
 
@@ -214,8 +145,6 @@ def call_provider(provider: Provider, case: Case, url: str, policy: RuntimePolic
     provider whose credential variables are unset makes no call: ``missing_credentials``. Never raises
     for a provider failure or bug.
     """
-    from lexbench.boundary import assess_call, mark_upstream_failure  # boundary imports this package
-
     policy = policy or RuntimePolicy()
     missing = provider.missing_credentials()
     if missing:
@@ -376,8 +305,6 @@ def worker_cpus(workers: int, families: Iterable[str], allowed: Collection[int])
 def declared_family(provider_type: type[Provider]) -> str | None:
     """The family a provider type (or a class it extends) declares; ``None`` when it only inherits the
     base class's default, which says nothing about how it works."""
-    from lexbench.providers.base import Provider  # it imports this module
-
     for cls in provider_type.__mro__:
         if cls is Provider:
             return None

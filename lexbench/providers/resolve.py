@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Protocol
 import anyio
 import httpx
 
-from lexbench.providers.policy import CURRENT_CALL, FetchError
-from lexbench.providers.result import DnsMode, ErrorType, Resolution
+from lexbench.answer import DnsMode, ErrorType, Resolution
+from lexbench.providers.call import CURRENT_CALL, FetchError
 
 if TYPE_CHECKING:
     import dns.rdatatype
@@ -80,7 +80,7 @@ class DohResolver:
         literal = _literal(host)
         if literal is not None:
             return [literal]
-        import dns.rdatatype
+        import dns.rdatatype  # dnspython: only DoH needs it (see __init__)
 
         addresses: list[str] = []
         try:
@@ -98,7 +98,7 @@ class DohResolver:
         return addresses
 
     async def _query(self, host: str, rdtype: dns.rdatatype.RdataType) -> list[str]:
-        import dns.message
+        import dns.message  # dnspython: only DoH needs it (see __init__)
         import dns.rcode
 
         query = dns.message.make_query(host, rdtype)

@@ -25,16 +25,16 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from lexbench.answer import ErrorType, ProviderResult, ResultMetadata
 from lexbench.dataset.case import Case
 from lexbench.errors import ConfigError
+from lexbench.providers.call import FetchError
 from lexbench.providers.engine_process import EngineProcess, fresh_profile, run_process
 from lexbench.providers.engines import ENGINES, Completion, command_line
 from lexbench.providers.headless import (
     WORKERS_DIR, EngineRun, HeadlessProvider, PreflightError, dom_to_markdown, parse_options, probe_version,
     replay_host, which,
 )
-from lexbench.providers.policy import FetchError
-from lexbench.providers.result import ErrorType, ProviderResult, ResultMetadata
 
 CRAWL4AI_WORKER = WORKERS_DIR / "crawl4ai" / "worker.py"
 

@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from urllib.parse import urljoin
 
 from lexbench.dataset.case import Anchors, LinkFloor, VisibleControl
-from lexbench.scoring.normalise import label_normalise, normalise
 from lexbench.scoring.patterns import CasePattern
 from lexbench.scoring.projection import CODE, iter_lines
 from lexbench.scoring.view import AnswerView
+from lexbench.text import label_normalise, normalise
 
 
 @dataclass(frozen=True)

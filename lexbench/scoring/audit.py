@@ -64,8 +64,8 @@ from markdown_it.token import Token
 
 from lexbench.dataset.case import Case
 from lexbench.scoring.coverage import measure
-from lexbench.scoring.normalise import fragments, normalise
 from lexbench.scoring.view import AnswerView
+from lexbench.text import fragments, normalise
 
 LINK_TARGET = "link_target"
 IMAGE_ALT = "image_alt"

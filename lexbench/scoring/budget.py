@@ -16,8 +16,9 @@ import threading
 import time
 from dataclasses import dataclass
 
+from lexbench.answer import ProviderResult
 from lexbench.dataset.case import Case
-from lexbench.providers.result import ProviderResult
+from lexbench.scoring.evaluate import evaluate_response
 from lexbench.verdict import Component, ComponentResult, Outcome, Verdict
 
 SCORER_LIMIT = "scorer_limit"
@@ -133,8 +134,6 @@ def scorer_limit_verdict(reason: str, answer: ProviderResult) -> Verdict:
 def score_within_budget(case: Case, answer: ProviderResult, budget: ScoringBudget | None = None) -> Verdict:
     """``evaluate_response(case, answer)`` under ``budget`` (default :data:`DEFAULT_BUDGET`); past a
     limit, :func:`scorer_limit_verdict`. Raises whatever scoring raises apart from the limit itself."""
-    from lexbench.scoring.evaluate import evaluate_response
-
     budget = budget or DEFAULT_BUDGET
     watchdog = _Watchdog(threading.get_ident(), budget, len(answer.content))
     watchdog.start()

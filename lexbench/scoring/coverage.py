@@ -43,7 +43,7 @@ class NeedleResult:
 def measure(normalised_output: str, needle_sets: Mapping[str, Sequence[str]]) -> dict[str, NeedleResult]:
     """Measure every needle set against ``normalised_output`` in one Aho–Corasick pass (SPEC §3.4).
 
-    ``normalised_output`` must already be in :func:`~lexbench.scoring.normalise.normalise` form, and
+    ``normalised_output`` must already be in :func:`~lexbench.text.normalise` form, and
     so must the needles. ``needle_sets`` maps a key (e.g. ``"region:1"``) to its needles, in order,
     repeats allowed. Returns a :class:`NeedleResult` per key. An empty needle string is trivially found
     (the empty string occurs in every text). Time is O(len(output) + total needle length + matches),

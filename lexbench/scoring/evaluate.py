@@ -13,16 +13,15 @@ import re
 from fractions import Fraction
 from functools import lru_cache
 
-from lexbench.boundary import CallAssessment, assess_call
+from lexbench.answer import CallAssessment, ProviderResult, assess_call
 from lexbench.dataset.case import COVERAGE_THRESHOLD, Case, Region, TitleBasis
-from lexbench.providers.result import ProviderResult
 from lexbench.scoring.anchors import check_anchors
 from lexbench.scoring.coverage import NeedleResult, measure
-from lexbench.scoring.normalise import fold_pattern, fold_typography, fragments, label_normalise, normalise
 from lexbench.scoring.patterns import PATTERN_TIMEOUT_S, pattern_matches
 from lexbench.scoring.projection import CODE, Projection, iter_lines
 from lexbench.scoring.records import MAX_DETAIL_RECORDS, RecordCount, count_comments, count_posts
 from lexbench.scoring.view import AnswerView
+from lexbench.text import fold_pattern, fold_typography, fragments, label_normalise, normalise
 from lexbench.verdict import Component, ComponentResult, Outcome, Verdict
 
 SCORER_VERSION = 2

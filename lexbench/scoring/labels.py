@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterable
 from functools import lru_cache
 
-from lexbench.scoring.normalise import label_normalise as _label_normalise
+from lexbench.text import label_normalise as _label_normalise
 
 # Record parsers normalise the same short strings many times (labels, names, "Reply · Like"):
 # a bounded cache keeps that cheap without changing any result.

@@ -9,8 +9,8 @@ figure. It never decides a verdict.
 from __future__ import annotations
 
 from lexbench.dataset.case import Case
-from lexbench.scoring.normalise import normalise
 from lexbench.scoring.view import AnswerView
+from lexbench.text import normalise
 
 
 def boilerplate_found(case: Case, content: str, content_format: str | None) -> int | None:

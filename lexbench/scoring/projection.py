@@ -3,7 +3,7 @@
 The projection is what a reader would see: visible text only, decoration dropped, split into blocks
 (headings, paragraphs, list items, quotes, code blocks, table cells). Coverage is measured on the
 normalised ``Projection.text`` (normalised piece by piece, :meth:`Projection.pieces`); the title rule (SPEC §3.3) looks at individual blocks; link targets are kept
-apart in ``Block.links`` for link checks.
+apart in ``Block.links`` for link checks. The choice of path by format is :func:`lexbench.scoring.view.project`.
 """
 
 from __future__ import annotations
@@ -106,30 +106,6 @@ class Projection:
         if batch:
             yield "\n".join(batch)
 
-
-def project(content: str, content_format: str | None) -> Projection:
-    """Project ``content`` to reader text (SPEC §3.2).
-
-    ``content_format`` is the provider's declared format (``"html"``, ``"markdown"``, ``"text"``);
-    ``None`` or an unknown value is sniffed with :func:`sniff_format`. Never raises on malformed
-    input: broken HTML is repaired by lxml, empty documents give an empty projection.
-    """
-    fmt = content_format if content_format in ("html", "markdown", "text") else sniff_format(content)
-    if fmt == "html":
-        blocks = project_html(content)
-    elif fmt == "markdown":
-        from lexbench.scoring.fastpath import project_markdown_fast  # it imports this module
-
-        notes: list[str] = []
-        blocks = project_markdown_fast(content, notes=notes)  # equal to project_markdown, in linear time
-        return Projection(blocks=tuple(blocks), format=fmt, notes=tuple(notes))
-    else:
-        blocks = [Block(PARAGRAPH, 0, line.strip()) for line in content.splitlines() if line.strip()]
-        return Projection(blocks=tuple(blocks), format="text", source_text=content)
-    return Projection(blocks=tuple(blocks), format=fmt)
-
-
-# --- format sniffing -------------------------------------------------------------------------------
 
 _SNIFF_WINDOW = 65_536
 _HTML_START = re.compile(

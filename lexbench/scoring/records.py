@@ -41,10 +41,10 @@ from lexbench.scoring.labels import (
     quote_attribution,
     strip_counts,
 )
-from lexbench.scoring.normalise import normalise
 from lexbench.scoring.patterns import CasePattern
 from lexbench.scoring.projection import CODE, HEADING, VisibleTree, _walk
 from lexbench.scoring.view import AnswerView, Unit, first_occurrences
+from lexbench.text import normalise
 
 ARTICLE_WINDOW = 12
 """Normalised characters per window when testing whether record text was copied from the article."""

@@ -1,6 +1,7 @@
 """One projected answer, shared by every component that scores it (SPEC §3.2).
 
-:class:`AnswerView` projects the answer once. HTML answers are parsed once into a
+:func:`project` turns an answer into reader text in its format's one path (HTML walker, Markdown fast
+path, plain lines); :class:`AnswerView` projects the answer once. HTML answers are parsed once into a
 :class:`~lexbench.scoring.projection.VisibleTree` (invisible content already removed), from which
 both the projection and the native record selectors are served. Line units for the record parsers
 are built lazily, only for cases with comment or post contracts.
@@ -16,17 +17,42 @@ from itertools import accumulate
 
 import ahocorasick
 
-from lexbench.scoring.normalise import normalise
+from lexbench.scoring.fastpath import project_markdown_fast
 from lexbench.scoring.projection import (
     CHROME_TAGS,
     CODE,
+    PARAGRAPH,
     Block,
     Link,
     Projection,
     VisibleTree,
-    project,
+    project_html,
     sniff_format,
 )
+from lexbench.text import normalise
+
+
+def project(content: str, content_format: str | None) -> Projection:
+    """Project ``content`` to reader text (SPEC §3.2).
+
+    ``content_format`` is the provider's declared format (``"html"``, ``"markdown"``, ``"text"``);
+    ``None`` or an unknown value is sniffed with :func:`sniff_format`. Never raises on malformed
+    input: broken HTML is repaired by lxml, empty documents give an empty projection.
+    """
+    fmt = content_format if content_format in ("html", "markdown", "text") else sniff_format(content)
+    if fmt == "html":
+        blocks = project_html(content)
+    elif fmt == "markdown":
+        notes: list[str] = []
+        blocks = project_markdown_fast(content, notes=notes)  # equal to project_markdown, in linear time
+        return Projection(blocks=tuple(blocks), format=fmt, notes=tuple(notes))
+    else:
+        blocks = [Block(PARAGRAPH, 0, line.strip()) for line in content.splitlines() if line.strip()]
+        return Projection(blocks=tuple(blocks), format="text", source_text=content)
+    return Projection(blocks=tuple(blocks), format=fmt)
+
+
+# --- format sniffing -------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)

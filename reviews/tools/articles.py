@@ -424,7 +424,7 @@ def assemble(packets_dir: Path, out: Path, evidence: Path, blind: Path | None = 
 
 
 def _norm(text: str | None) -> str:
-    from lexbench.scoring.normalise import normalise
+    from lexbench.text import normalise
 
     return normalise(text or "").casefold()
 

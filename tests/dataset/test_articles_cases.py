@@ -23,7 +23,7 @@ import urllib.parse
 
 import pytest
 
-from lexbench.dataset.bindings import verify_inputs
+from lexbench.dataset.checks import verify_inputs
 from lexbench.dataset.suite import Suite, load_suite, registry_for
 from lexbench.evals.controls import own_contract_answer, rejected_controls
 from lexbench.providers import build_provider, load_config

@@ -5,14 +5,14 @@ from pathlib import Path
 
 import pytest
 
-from lexbench.dataset.case import CASE_ID_PATTERN, FRAGMENT_CHARS, MAX_REGIONS, MIN_ENDING_FRAGMENTS, ReviewStatus
+from lexbench.dataset.case import CASE_ID_PATTERN, MAX_REGIONS, MIN_ENDING_FRAGMENTS, ReviewStatus
 from lexbench.dataset.compile import sha256_bytes
 from lexbench.dataset.endings import SHORT_REFERENCE_FLAG
 from lexbench.dataset.importers import import_corpus
 from lexbench.dataset.importers.html_text import visible_text
-from lexbench.dataset.segment import normalise
 from lexbench.dataset.suite import load_suite
 from lexbench.errors import CorpusImportError
+from lexbench.text import FRAGMENT_CHARS, normalise
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 CORPUS = REPO_ROOT.parent / "shared" / "corpus"

@@ -8,12 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from lexbench.dataset.case import FRAGMENT_CHARS, MIN_ENDING_FRAGMENTS
+from lexbench.dataset.case import MIN_ENDING_FRAGMENTS
 from lexbench.dataset.endings import NO_PROSE_FLAG, SHORT_REFERENCE_FLAG, TRAILER_RULES, choose_ending, trailer_rule
 from lexbench.dataset.importers import import_corpus
 from lexbench.dataset.segment import normalised_length
 from lexbench.dataset.suite import build_suite, load_suite
 from lexbench.errors import CorpusImportError, RulesError
+from lexbench.text import FRAGMENT_CHARS
 from tests.dataset.test_corpus_import import make_aeb
 from tests.suite_factory import ARTICLES, write_suite
 

@@ -18,8 +18,9 @@ from pathlib import Path
 
 import pytest
 
+from lexbench.answer import ProviderResult, ResultMetadata
 from lexbench.cli import main
-from lexbench.dataset.bindings import validate_without_dataset, verify_inputs
+from lexbench.dataset.checks import validate_without_dataset, verify_inputs
 from lexbench.dataset.compile import dump_json, sha256_bytes
 from lexbench.dataset.endings import choose_ending
 from lexbench.dataset.evidence import UPSTREAM, bind_source_file, fetch_evidence, upstream_path
@@ -27,7 +28,6 @@ from lexbench.dataset.importers.html_text import html_lines
 from lexbench.dataset.importers.reviewed import cut_reference
 from lexbench.dataset.suite import load_suite, publish_suite
 from lexbench.errors import EvidenceError
-from lexbench.providers.result import ProviderResult, ResultMetadata
 from lexbench.scoring import evaluate_response
 from lexbench.verdict import Outcome
 

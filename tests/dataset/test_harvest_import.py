@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
+from lexbench.answer import ProviderResult, ResultMetadata
 from lexbench.dataset.case import CaseKind
 from lexbench.dataset.importers import import_corpus
 from lexbench.dataset.importers.harvest import identity_pattern, link_pattern
 from lexbench.dataset.suite import load_suite
-from lexbench.providers.result import ProviderResult, ResultMetadata
 from lexbench.scoring import evaluate_response
 from lexbench.verdict import Component, Outcome
 

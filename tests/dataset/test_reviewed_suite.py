@@ -9,6 +9,7 @@ from pathlib import Path
 import lxml.html
 import pytest
 
+from lexbench.answer import ProviderResult, ResultMetadata
 from lexbench.dataset.case import CaseKind, ReviewStatus
 from lexbench.dataset.cohort import check_inventory, load_cohort
 from lexbench.dataset.compile import dump_json, load_rules, sha256_bytes
@@ -16,9 +17,8 @@ from lexbench.dataset.endings import choose_ending
 from lexbench.dataset.importers import import_corpus
 from lexbench.dataset.importers.reviewed import cut_reference
 from lexbench.dataset.suite import load_suite
-from lexbench.evals.articles import capture_html
 from lexbench.errors import CorpusImportError
-from lexbench.providers.result import ProviderResult, ResultMetadata
+from lexbench.evals.articles import capture_html
 from lexbench.scoring import evaluate_response
 from lexbench.verdict import Component, Outcome
 

@@ -4,10 +4,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lexbench.dataset.case import FRAGMENT_CHARS, MAX_REGIONS, MIN_ENDING_FRAGMENTS
+from lexbench.dataset.case import MAX_REGIONS, MIN_ENDING_FRAGMENTS
 from lexbench.dataset.endings import choose_ending
-from lexbench.dataset.segment import auto_regions, normalise, normalised_length, split_paragraphs
+from lexbench.dataset.segment import auto_regions, normalised_length, split_paragraphs
 from lexbench.errors import CorpusImportError
+from lexbench.text import FRAGMENT_CHARS, normalise
 
 
 def test_split_paragraphs_normalises_endings_strips_and_collapses():

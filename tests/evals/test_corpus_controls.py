@@ -18,9 +18,9 @@ from markdown_it import MarkdownIt
 import lexbench.scoring.evaluate as evaluate
 from lexbench.cli import main
 from lexbench.dataset.case import Case
+from lexbench.dataset.compile import load_dataset
 from lexbench.dataset.importers import build_rule, import_corpus
 from lexbench.dataset.importers.common import IndexRow, Page
-from lexbench.dataset.suite import load_dataset
 from lexbench.evals.controls import (
     CONTROLS_FLOOR,
     KINDS,

@@ -7,10 +7,10 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import quote
 
-from lexbench.providers.hosted import HostedProvider, json_body
+from lexbench.answer import ErrorType, ProviderResult, ResultMetadata
+from lexbench.providers.call import FetchError
+from lexbench.providers.hosted.base import HostedProvider, json_body
 from lexbench.providers.http import HttpRequest, HttpResponse
-from lexbench.providers.policy import FetchError
-from lexbench.providers.result import ErrorType, ProviderResult, ResultMetadata
 
 
 class FakeFetchApi(HostedProvider):

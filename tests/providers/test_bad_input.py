@@ -14,10 +14,10 @@ import tracemalloc
 import httpcore
 import pytest
 
+from lexbench.answer import ErrorType
 from lexbench.dataset.suite import load_suite
 from lexbench.providers import RuntimePolicy, build_provider, call_provider
 from lexbench.providers.guard import NetworkGuard
-from lexbench.providers.result import ErrorType
 from lexbench.scoring import evaluate_response
 from lexbench.verdict import Outcome
 from tests.providers.servers import LoopbackServer, hostile_pages

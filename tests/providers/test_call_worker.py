@@ -8,11 +8,11 @@ import threading
 
 import pytest
 
+from lexbench.answer import ProviderResult
 from lexbench.dataset.suite import load_suite
 from lexbench.providers import RuntimePolicy, call_provider
 from lexbench.providers.base import Provider
-from lexbench.providers.policy import CURRENT_CALL
-from lexbench.providers.result import ProviderResult
+from lexbench.providers.call import CURRENT_CALL
 from tests.suite_factory import ARTICLES, write_suite
 
 

@@ -17,13 +17,13 @@ import pytest
 
 from lexbench.errors import ConfigError
 
+from lexbench.answer import ErrorType
 from lexbench.dataset.case import Delivery
 from lexbench.dataset.suite import load_suite
 from lexbench.providers.engine_process import PROFILE_PREFIX, engine_processes, run_process
 from lexbench.providers.engines import ENGINES, parse_version
 from lexbench.providers.headless import NODE_WORKER, HeadlessHtml, HeadlessMarkdown, check_playwright, which
 from lexbench.providers.policy import RuntimePolicy, call_provider
-from lexbench.providers.result import ErrorType
 from lexbench.providers.thirdparty import Crawl4ai, ReadabilityJs
 from tests.suite_factory import ARTICLES, write_suite
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from lexbench.answer import ErrorType
+from lexbench.providers.call import FetchError
 from lexbench.providers.guard import NetworkGuard, non_public_reason
-from lexbench.providers.policy import FetchError
-from lexbench.providers.result import ErrorType
 
 
 @pytest.mark.parametrize(("address", "reason"), [

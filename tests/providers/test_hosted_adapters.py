@@ -19,13 +19,13 @@ from typing import Any
 
 import pytest
 
+from lexbench.answer import ErrorType
 from lexbench.dataset.suite import load_suite
-from lexbench.providers import PROVIDER_TYPES, ProviderSpec, RuntimePolicy, build_provider, call_provider, load_config
-from lexbench.providers.hosted import HOSTED_PROVIDER_TYPES
-from lexbench.providers.local import extract
-from lexbench.providers.result import ErrorType
 from lexbench.errors import ConfigError
+from lexbench.providers import PROVIDER_TYPES, ProviderSpec, RuntimePolicy, build_provider, call_provider, load_config
 from lexbench.providers.config import parse_provider_config
+from lexbench.providers.hosted.adapters import HOSTED_PROVIDER_TYPES
+from lexbench.providers.local import extract
 from lexbench.scoring import evaluate_response
 from lexbench.verdict import Outcome
 from tests.providers.hosted_fakes import FAKES, SCENARIOS, SLOW_S, serve

@@ -9,9 +9,9 @@ import time
 
 import pytest
 
+from lexbench.answer import ErrorType
 from lexbench.dataset.suite import load_suite
 from lexbench.providers import ProviderSpec, RuntimePolicy, build_provider, call_provider, register_provider_type
-from lexbench.providers.result import ErrorType
 from lexbench.scoring import evaluate_response
 from lexbench.verdict import Outcome
 from tests.providers.fake_api import FakeFetchApi

@@ -5,14 +5,14 @@ import urllib.parse
 
 import pytest
 
+from lexbench.answer import ErrorType
 from lexbench.dataset.suite import load_suite
 from lexbench.errors import ConfigError
 from lexbench.providers import RuntimePolicy, build_provider, call_provider
 from lexbench.providers.base import Provider
+from lexbench.providers.call import Deadline, FetchError
 from lexbench.providers.extraction import ExtractionWorker
 from lexbench.providers.guard import NetworkGuard
-from lexbench.providers.policy import Deadline, FetchError
-from lexbench.providers.result import ErrorType
 from lexbench.replay import ReplayServer
 from tests.suite_factory import ARTICLES, write_suite
 

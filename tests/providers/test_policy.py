@@ -8,11 +8,11 @@ import time
 
 import pytest
 
+from lexbench.answer import ErrorType, ProviderResult, ResultMetadata
 from lexbench.dataset.suite import load_suite
 from lexbench.providers import RuntimePolicy, call_provider
 from lexbench.providers.base import Provider
-from lexbench.providers.policy import FetchError
-from lexbench.providers.result import ErrorType, ProviderResult, ResultMetadata
+from lexbench.providers.call import FetchError
 from tests.suite_factory import ARTICLES, write_suite
 
 

@@ -28,8 +28,8 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from lexbench.providers import ProviderSpec, RuntimePolicy, build_provider, call_provider, load_config
 from lexbench.dataset.suite import load_suite
+from lexbench.providers import ProviderSpec, RuntimePolicy, build_provider, call_provider, load_config
 from tests.providers.servers import LoopbackServer, send
 from tests.suite_factory import ARTICLES, write_suite
 

@@ -181,7 +181,7 @@ def _status_kb(field_name: str) -> int:
 def _score(name: str, budgeted: bool = False) -> Measurement:
     """Score one corpus entry in this process (the child); ``budgeted``: as a run does, under the
     scoring budget (lexbench.scoring.budget)."""
-    from lexbench.providers.result import ProviderResult, ResultMetadata
+    from lexbench.answer import ProviderResult, ResultMetadata
     from lexbench.scoring import evaluate_response
     from lexbench.scoring.budget import score_within_budget
 

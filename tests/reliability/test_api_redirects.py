@@ -13,11 +13,11 @@ from typing import ClassVar
 
 import pytest
 
+from lexbench.answer import ErrorType
 from lexbench.providers import RuntimePolicy, call_provider
 from lexbench.providers.guard import NetworkGuard
 from lexbench.providers.hosted.brightdata import BrightDataUnlocker
 from lexbench.providers.http import HttpBoundary
-from lexbench.providers.result import ErrorType
 from lexbench.scoring import evaluate_response
 from lexbench.verdict import Outcome
 from tests.providers.servers import LoopbackServer, send

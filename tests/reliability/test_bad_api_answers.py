@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
+from lexbench.answer import ErrorType
 from lexbench.dataset.suite import load_suite
 from lexbench.providers import ProviderSpec, RuntimePolicy, build_provider, call_provider, register_provider_type
-from lexbench.providers.result import ErrorType
 from lexbench.scoring import evaluate_response
 from tests.providers.fake_api import FakeFetchApi
 from tests.providers.servers import LoopbackServer, fake_fetch_api

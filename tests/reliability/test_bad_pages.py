@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import pytest
 
+from lexbench.answer import ErrorType
 from lexbench.dataset.suite import load_suite
 from lexbench.providers import RuntimePolicy, build_provider, call_provider
 from lexbench.providers.guard import NetworkGuard
-from lexbench.providers.result import ErrorType
 from lexbench.scoring import evaluate_response
 from tests.providers.servers import LoopbackServer, hostile_pages
 from tests.suite_factory import ARTICLES, write_suite

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-from lexbench.providers.result import ProviderResult, ResultMetadata
+from lexbench.answer import ProviderResult, ResultMetadata
 from lexbench.scoring.patterns import PATTERN_TIMEOUT_S
 from tests.reliability.hostile import in_child
 from tests.scoring.factories import (
@@ -96,8 +96,8 @@ def test_scoring_past_its_budget_is_a_scorer_limit_not_a_provider_failure() -> N
 
 SLOW_TO_SCORE = '''
 import lexbench.scoring.budget as budget
+from lexbench.answer import ProviderResult, ResultMetadata
 from lexbench.providers.local import ReferenceEcho
-from lexbench.providers.result import ProviderResult, ResultMetadata
 
 budget.DEFAULT_BUDGET = budget.ScoringBudget(cpu_s=0.5)
 _fetch = ReferenceEcho.fetch

@@ -22,8 +22,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from lexbench.dataset.cohort import load_cohort
-from lexbench.dataset.compile import load_rules
-from lexbench.dataset.suite import load_dataset, load_suite
+from lexbench.dataset.compile import load_dataset, load_rules
+from lexbench.dataset.suite import load_suite
 from lexbench.errors import LexbenchError
 from lexbench.evals.gold import check_gold
 from lexbench.providers import load_config

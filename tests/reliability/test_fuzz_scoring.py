@@ -12,14 +12,13 @@ from __future__ import annotations
 
 import json
 
-from hypothesis import HealthCheck, assume, example, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, assume, example, given, settings, strategies as st
 
-from lexbench.providers.result import ProviderResult, ResultMetadata
+from lexbench.answer import ProviderResult, ResultMetadata
 from lexbench.scoring import evaluate_response
-from lexbench.scoring.normalise import fragments, label_normalise, normalise
-from lexbench.scoring.projection import project, sniff_format
-from lexbench.scoring.view import AnswerView
+from lexbench.scoring.projection import sniff_format
+from lexbench.scoring.view import AnswerView, project
+from lexbench.text import fragments, label_normalise, normalise
 from lexbench.verdict import Outcome
 from tests.reliability.figures import count_example
 from tests.scoring.factories import (

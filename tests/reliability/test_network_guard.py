@@ -15,11 +15,11 @@ import socket
 import httpcore
 import pytest
 
+from lexbench.answer import ErrorType
 from lexbench.providers import RuntimePolicy, build_provider, call_provider
+from lexbench.providers.call import Deadline, FetchError
 from lexbench.providers.guard import NetworkGuard
 from lexbench.providers.http import HttpBoundary
-from lexbench.providers.policy import Deadline, FetchError
-from lexbench.providers.result import ErrorType
 from lexbench.scoring import evaluate_response
 from lexbench.verdict import Outcome
 from tests.providers.servers import LoopbackServer, send

@@ -13,8 +13,8 @@ import hashlib
 import re
 from typing import Any
 
+from lexbench.answer import ProviderResult, ResultMetadata
 from lexbench.dataset.case import Case
-from lexbench.providers.result import ProviderResult, ResultMetadata
 
 TITLE = "The Last Lighthouse Keeper of Valmora"
 

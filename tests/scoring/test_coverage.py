@@ -6,7 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from lexbench.scoring.coverage import measure
-from lexbench.scoring.normalise import fragments, normalise
+from lexbench.text import fragments, normalise
 
 
 def test_coverage_counts_positions_and_finds_each_string_anywhere() -> None:

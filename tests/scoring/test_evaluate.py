@@ -23,8 +23,8 @@ from factories import (
     text_page,
 )
 
+from lexbench.answer import ErrorType, ResultMetadata
 from lexbench.dataset.case import Case
-from lexbench.providers.result import ErrorType, ResultMetadata
 from lexbench.scoring import evaluate_response
 from lexbench.verdict import Component, Outcome, Verdict
 

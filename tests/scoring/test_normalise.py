@@ -5,8 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from lexbench.dataset.case import FRAGMENT_CHARS
-from lexbench.scoring.normalise import fragments, label_normalise, normalise
+from lexbench.text import FRAGMENT_CHARS, fragments, label_normalise, normalise
 
 
 def test_normalise_keeps_only_casefolded_letters_and_digits() -> None:

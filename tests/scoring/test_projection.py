@@ -7,7 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lexbench.scoring.projection import Link, VisibleTree, project, sniff_format
+from lexbench.scoring.projection import Link, VisibleTree, sniff_format
+from lexbench.scoring.view import project
 
 
 def visible(html: str) -> str:

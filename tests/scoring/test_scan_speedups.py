@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from lexbench.scoring import coverage
-from lexbench.scoring.normalise import normalise
+from lexbench.text import normalise
 
 _NOT_ALNUM = re.compile(r"[\W_]+")
 
@@ -66,8 +66,7 @@ def test_whitespace_collapse_equals_the_regex(text: str) -> None:
 
 @given(st.text(max_size=40))
 def test_fragments_are_consecutive_cuts_of_the_normal_form(text: str) -> None:
-    from lexbench.dataset.case import FRAGMENT_CHARS
-    from lexbench.scoring.normalise import fragments
+    from lexbench.text import FRAGMENT_CHARS, fragments
 
     norm = normalise(text)
     usable = len(norm) - len(norm) % FRAGMENT_CHARS
@@ -76,7 +75,7 @@ def test_fragments_are_consecutive_cuts_of_the_normal_form(text: str) -> None:
 
 @given(st.text(alphabet=st.sampled_from(list("aé\u0301\u0308\n \uac00\u1161\u11a8ﬁ_-Ａ") + ["\U0001f600"]), max_size=80))
 def test_normalise_in_pieces_equals_normalise_at_once(text: str) -> None:
-    from lexbench.scoring import normalise as module
+    from lexbench import text as module
 
     original = module._PIECE
     module._PIECE = 5  # pieces cut after newlines, often mid-composition without them

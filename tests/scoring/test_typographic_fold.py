@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from lexbench.scoring import evaluate_response
 from lexbench.scoring.evaluate import identity_matches
-from lexbench.scoring.normalise import TYPOGRAPHIC_FOLDS, fold_pattern, fold_typography, label_normalise
+from lexbench.text import TYPOGRAPHIC_FOLDS, fold_pattern, fold_typography, label_normalise
 from lexbench.verdict import Component, Outcome
 
 CURLY_TITLE = "“Told It Couldn’t Be Done”: Brask’s Light – 1987–1998 … and After"

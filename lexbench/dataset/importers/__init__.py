@@ -70,6 +70,7 @@ from lexbench.dataset.importers.common import (
 from lexbench.dataset.endings import choose_ending
 from lexbench.dataset.importers.report import PROBES_NAME, REPORT_NAME, ImportReport, SkippedPage
 from lexbench.dataset.segment import auto_regions
+from lexbench.dataset.suite import build_suite
 from lexbench.errors import CorpusImportError
 
 __all__ = ["FORMATS", "ImportReport", "SkippedPage", "import_corpus", "known_formats"]
@@ -183,8 +184,6 @@ def import_corpus(
             writer.write(Path(COHORT_NAME), reviewed_cohort.read_bytes())
         else:
             writer.write(Path(COHORT_NAME), dump_json(import_cohort(suite_rules, report, fmt.name, source)))
-        from lexbench.dataset.suite import build_suite  # late: suite imports compile, keep import order simple
-
         if report.probes:
             writer.write(Path(PROBES_NAME), dump_json(report.probes))
         writer.created += [output / name for name in (DATASET_NAME, *BINDING_FILES)]

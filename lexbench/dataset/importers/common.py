@@ -22,6 +22,7 @@ from typing import Any, Protocol
 from urllib.parse import urlsplit
 
 from lexbench.charsets import text_codec
+from lexbench.dataset.segment import split_paragraphs
 from lexbench.errors import CorpusImportError
 
 INDEX_NAME = "_index.tsv"
@@ -191,8 +192,6 @@ def reference_lines(text: object, *, where: str) -> list[str]:
 
     ``where`` names the file (and key) for messages. Raises :class:`PageError`.
     """
-    from lexbench.dataset.segment import split_paragraphs
-
     if not isinstance(text, str):
         raise PageError(f"{where}: the reference is {type(text).__name__}, not text")
     try:

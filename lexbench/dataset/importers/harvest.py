@@ -35,7 +35,8 @@ from urllib.parse import urljoin, urlsplit
 import lxml.html
 from pydantic import ValidationError
 
-from lexbench.dataset.case import Capture, CaseKind, CaseRule, PostContract, TitleBasis
+from lexbench.answer import ProviderResult
+from lexbench.dataset.case import Capture, Case, CaseKind, CaseRule, PostContract, TitleBasis
 from lexbench.dataset.compile import describe_validation_error, sha256_bytes
 from lexbench.dataset.importers.common import (
     IndexRow,
@@ -51,6 +52,8 @@ from lexbench.dataset.importers.common import (
     read_index,
     read_json_file,
 )
+from lexbench.scoring import evaluate_response
+from lexbench.verdict import Outcome
 
 CATEGORY = "forum"
 TRACK = "posts"
@@ -194,11 +197,6 @@ def _require_capture_satisfies(rule: CaseRule, capture: bytes) -> None:
     post link, links the HTML does not carry as such), the case would fail every provider, the
     reference-echo control included. Raises :class:`SkipPage` with the scorer's explanation.
     """
-    from lexbench.dataset.case import Case
-    from lexbench.providers.result import ProviderResult
-    from lexbench.scoring import evaluate_response
-    from lexbench.verdict import Outcome
-
     answer = ProviderResult(success=True, content=capture.decode("utf-8", errors="replace"), content_format="html")
     verdict = evaluate_response(Case(**rule.model_dump(), reference_text=None), answer)
     if verdict.outcome is not Outcome.PASS:

@@ -34,9 +34,11 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from lexbench.charsets import decode_page
 from lexbench.dataset.case import CaseRule, Rules, SuiteInfo
 from lexbench.dataset.compile import describe_validation_error, sha256_bytes
-from lexbench.dataset.importers.common import IndexRow, Page, PageError, read_gzip
+from lexbench.dataset.importers.common import IndexRow, Page, PageError, detect_charset, read_gzip
+from lexbench.dataset.importers.html_text import html_lines
 from lexbench.dataset.segment import split_paragraphs
 from lexbench.errors import CorpusImportError
 
@@ -114,10 +116,6 @@ def derive_reference(spec: dict[str, Any] | None, read: Callable[[str], bytes], 
     if not spec:
         return []
     if spec.get("from") == "capture":
-        from lexbench.charsets import decode_page
-        from lexbench.dataset.importers.common import detect_charset
-        from lexbench.dataset.importers.html_text import html_lines
-
         lines = html_lines(decode_page(capture, detect_charset(capture).served)[0])
         return _line_range(lines, spec.get("lines"), "the capture's visible text")
     file = spec.get("file")

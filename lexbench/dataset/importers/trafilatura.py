@@ -28,7 +28,8 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from lexbench.dataset.case import Capture, CaseKind, CaseRule, TitleBasis
+from lexbench.answer import ProviderResult
+from lexbench.dataset.case import Capture, Case, CaseKind, CaseRule, TitleBasis
 from lexbench.dataset.compile import describe_validation_error, sha256_bytes
 from lexbench.dataset.importers.common import (
     TASK_PROMPT,
@@ -47,6 +48,8 @@ from lexbench.dataset.importers.common import (
     read_index,
     read_json_file,
 )
+from lexbench.scoring import evaluate_response
+from lexbench.verdict import Component
 
 EVALDATA = "evaldata.json"
 CATEGORY = "article"
@@ -162,11 +165,6 @@ def _snippets(value: object, *, where: str) -> list[str]:
 
 def _capture_shows_title(rule: CaseRule, capture: bytes, charset: str) -> bool:
     """Whether the scorer's title component passes on the page's own capture (read as HTML)."""
-    from lexbench.dataset.case import Case
-    from lexbench.providers.result import ProviderResult
-    from lexbench.scoring import evaluate_response
-    from lexbench.verdict import Component
-
     try:
         html = capture.decode(charset, errors="replace")
     except LookupError:  # an unknown declared charset is flagged by detect_charset; read the bytes as UTF-8

@@ -13,6 +13,7 @@ list items (the 15shuba.net chapter index), which has no single article body.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -120,8 +121,6 @@ def markdown_text(markdown: object, *, where: str) -> str:
 
 
 def _json(line: str, where: str) -> dict:
-    import json
-
     try:
         value = json.loads(line)
     except ValueError as exc:

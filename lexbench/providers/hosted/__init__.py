@@ -21,38 +21,11 @@ type                       module                       native endpoint (default
 ``zyte-api``               :mod:`.zyte`                 ``POST api.zyte.com/v1/extract`` (HTML → Markdown here)
 =========================  ===========================  ==========================================
 
+This package imports none of them: the registry (:data:`lexbench.providers.PROVIDER_TYPES`) imports the
+module of the type it builds, and :mod:`~lexbench.providers.hosted.adapters` lists them all, for tests.
+
 Every adapter sends the case URL as it is to the service (no filtering by track), never downloads the
 page itself and never substitutes a local browser; rendering and retries inside the service are the
 service's own. Tests: ``tests/providers/test_hosted_adapters.py`` against the loopback fakes in
 ``tests/providers/hosted_fakes.py``.
 """
-
-from __future__ import annotations
-
-from lexbench.providers.hosted.base import HostedProvider, OptionType, excerpt, json_body, member, number, status_code
-from lexbench.providers.hosted.brightdata import BrightDataUnlocker
-from lexbench.providers.hosted.browser_use import BrowserUseFetch
-from lexbench.providers.hosted.browserbase import BrowserbaseFetch
-from lexbench.providers.hosted.cloudflare import CloudflareMarkdown
-from lexbench.providers.hosted.crawl4ai_cloud import Crawl4aiCloud
-from lexbench.providers.hosted.deepseek import DeepSeekFetch
-from lexbench.providers.hosted.exa import ExaContents
-from lexbench.providers.hosted.firecrawl import Firecrawl
-from lexbench.providers.hosted.jina import JinaReader
-from lexbench.providers.hosted.scrapingbee import ScrapingBee
-from lexbench.providers.hosted.spider import Spider
-from lexbench.providers.hosted.tavily import TavilyExtract
-from lexbench.providers.hosted.zyte import ZyteApi
-
-HOSTED_PROVIDER_TYPES: tuple[type[HostedProvider], ...] = (
-    BrightDataUnlocker, BrowserUseFetch, BrowserbaseFetch, DeepSeekFetch, Crawl4aiCloud, JinaReader, Firecrawl,
-    ExaContents, TavilyExtract, CloudflareMarkdown, Spider, ScrapingBee, ZyteApi,
-)
-"""Every hosted adapter, in the order the README's provider table lists them (a ``refused`` one included,
-so that configuring it gives its reason)."""
-
-__all__ = [
-    "HOSTED_PROVIDER_TYPES", "BrightDataUnlocker", "BrowserUseFetch", "BrowserbaseFetch", "CloudflareMarkdown",
-    "Crawl4aiCloud", "DeepSeekFetch", "ExaContents", "Firecrawl", "HostedProvider", "JinaReader", "OptionType",
-    "ScrapingBee", "Spider", "TavilyExtract", "ZyteApi", "excerpt", "json_body", "member", "number", "status_code",
-]

@@ -40,12 +40,12 @@ from dataclasses import replace
 from typing import Any, ClassVar
 from urllib.parse import urlsplit
 
+from lexbench.answer import ContentFormat, ErrorType, ProviderResult, ResultMetadata
 from lexbench.dataset.case import Case
 from lexbench.errors import ConfigError
 from lexbench.providers.base import Family, Provider
+from lexbench.providers.call import CURRENT_CALL, Deadline, FetchError
 from lexbench.providers.http import HttpRequest, HttpResponse
-from lexbench.providers.policy import CURRENT_CALL, Deadline, FetchError
-from lexbench.providers.result import ContentFormat, ErrorType, ProviderResult, ResultMetadata
 
 _JSON_TYPES = ("application/json", "application/problem+json", "text/json")
 _DEFAULT_STATUS_ERRORS = {401: ErrorType.AUTH, 403: ErrorType.AUTH, 402: ErrorType.QUOTA, 429: ErrorType.RATE_LIMITED}

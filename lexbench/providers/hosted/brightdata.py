@@ -19,9 +19,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from lexbench.answer import ErrorType, ProviderResult, ResultMetadata
 from lexbench.providers.hosted.base import HostedProvider, json_body, member, status_code
 from lexbench.providers.http import HttpRequest, HttpResponse
-from lexbench.providers.result import ErrorType, ProviderResult, ResultMetadata
 
 USAGE_LIMIT_CODES = frozenset({"client_10100"})
 """Bright Data error codes that mean the account's usage limit was reached (→ ``quota``)."""

@@ -13,10 +13,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from lexbench.answer import ProviderResult
 from lexbench.errors import ConfigError
 from lexbench.providers.hosted.base import HostedProvider
 from lexbench.providers.http import HttpRequest, HttpResponse
-from lexbench.providers.result import ProviderResult
 
 
 class BrowserUseFetch(HostedProvider):

@@ -21,11 +21,11 @@ import binascii
 from collections.abc import Mapping
 from typing import Any
 
+from lexbench.answer import ErrorType, ProviderResult, ResultMetadata
 from lexbench.charsets import text_codec
+from lexbench.providers.call import FetchError
 from lexbench.providers.hosted.base import HostedProvider, json_body, member, status_code
 from lexbench.providers.http import HttpRequest, HttpResponse, decode_text
-from lexbench.providers.policy import FetchError
-from lexbench.providers.result import ErrorType, ProviderResult, ResultMetadata
 
 
 class BrowserbaseFetch(HostedProvider):

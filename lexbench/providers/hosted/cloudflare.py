@@ -15,9 +15,9 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import quote
 
+from lexbench.answer import ErrorType, ProviderResult, ResultMetadata
 from lexbench.providers.hosted.base import HostedProvider, json_body, member, number
 from lexbench.providers.http import HttpRequest, HttpResponse
-from lexbench.providers.result import ErrorType, ProviderResult, ResultMetadata
 
 
 class CloudflareMarkdown(HostedProvider):

@@ -16,9 +16,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from lexbench.answer import ErrorType, ProviderResult, ResultMetadata
 from lexbench.providers.hosted.base import HostedProvider, json_body, member, number
 from lexbench.providers.http import HttpRequest, HttpResponse
-from lexbench.providers.result import ErrorType, ProviderResult, ResultMetadata
 
 
 class Crawl4aiCloud(HostedProvider):

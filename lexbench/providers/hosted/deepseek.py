@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from lexbench.answer import ErrorType, ProviderResult
 from lexbench.providers.hosted.base import HostedProvider, json_body, member
 from lexbench.providers.http import HttpRequest, HttpResponse
-from lexbench.providers.result import ErrorType, ProviderResult
 
 
 class DeepSeekFetch(HostedProvider):

@@ -22,10 +22,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from lexbench.answer import ErrorType, ProviderResult, ResultMetadata
+from lexbench.providers.call import FetchError
 from lexbench.providers.hosted.base import HostedProvider, json_body, member, number, status_code
-from lexbench.providers.policy import FetchError
 from lexbench.providers.http import HttpRequest, HttpResponse
-from lexbench.providers.result import ErrorType, ProviderResult, ResultMetadata
 
 
 class Firecrawl(HostedProvider):

@@ -15,10 +15,10 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from lexbench.answer import ErrorType, ProviderResult, ResultMetadata
+from lexbench.providers.call import FetchError
 from lexbench.providers.hosted.base import HostedProvider, json_body, member, number
 from lexbench.providers.http import HttpRequest, HttpResponse
-from lexbench.providers.policy import FetchError
-from lexbench.providers.result import ErrorType, ProviderResult, ResultMetadata
 
 TARGET_ERROR = re.compile(r"Target URL returned error (\d{3})")
 """The warning text in which Jina reports the target's non-2xx status."""

@@ -16,9 +16,9 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlencode
 
+from lexbench.answer import ErrorType, ProviderResult, ResultMetadata
 from lexbench.providers.hosted.base import HostedProvider, json_body, member, number, status_code
 from lexbench.providers.http import HttpRequest, HttpResponse
-from lexbench.providers.result import ErrorType, ProviderResult, ResultMetadata
 
 
 class ScrapingBee(HostedProvider):

@@ -21,12 +21,12 @@ from typing import Any, ClassVar
 
 from w3lib.url import safe_url_string
 
+from lexbench.answer import ErrorType, ProviderResult, ResultMetadata
 from lexbench.providers.base import OutputContract
+from lexbench.providers.call import Deadline, FetchError
 from lexbench.providers.extraction import ExtractionWorker
 from lexbench.providers.hosted.base import HostedProvider, json_body, member, status_code
 from lexbench.providers.http import HttpRequest, HttpResponse, decode_text
-from lexbench.providers.policy import Deadline, FetchError
-from lexbench.providers.result import ErrorType, ProviderResult, ResultMetadata
 
 
 class ZyteApi(HostedProvider):

@@ -1,4 +1,5 @@
-"""Text normalisation for scoring (SPEC §3.2, §3.4).
+"""The text normal forms the dataset and the scorer share (SPEC §3.2, §3.4). A leaf: imports nothing of
+lexbench, so a case can check its own labels and the scorer can match them the same way.
 
 Two normal forms exist:
 
@@ -20,8 +21,6 @@ import unicodedata
 from collections.abc import Mapping
 from types import MappingProxyType
 
-from lexbench.dataset.case import FRAGMENT_CHARS
-
 # Everything that is not a letter or digit. `\w` also matches "_", hence the explicit class member.
 _NOT_ALNUM = re.compile(r"[\W_]+")
 # ASCII fast path: deleting bytes with bytes.translate is far faster than a regex on large answers.
@@ -30,6 +29,9 @@ _ASCII_NOT_ALNUM = bytes(b for b in range(128) if not chr(b).isalnum())
 # Markers inside a word (snake_case, a*b) are kept: they are part of the word, not decoration.
 _DECORATION = re.compile(r"(?<!\w)[*_~`]+|[*_~`]+(?!\w)")
 _WHITESPACE = re.compile(r"\s+")
+
+FRAGMENT_CHARS = 6
+"""Length of a body fragment in normalised characters (SPEC §3.4)."""
 
 
 TYPOGRAPHIC_FOLDS: Mapping[str, str] = MappingProxyType(
