@@ -22,6 +22,9 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
+import httpx
+
+from lexbench.certify import certification_problems
 from lexbench.dataset.case import Case
 from lexbench.dataset.suite import Suite
 from lexbench.errors import RunError
@@ -32,12 +35,14 @@ from lexbench.record import (
     RESULTS_NAME, RunIdentity, RunRecorder, RunRow, canonical_sha256, checked_rows, environment, item_id, load_rows,
     read_manifest, resume_plan, save_response, utc_now, write_manifest,
 )
+from lexbench.report import render_terminal, write_reports
 from lexbench.rundir import RunLock, append_file, check_run_dir, make_run_dir
 from lexbench.run.manifest import (
     Certification, Completion, Manifest, RunOptions, SessionRecord, SuiteFacts, configuration_record,
     provider_config_facts,
 )
 from lexbench.run.row import RowContext, crashed_row, parse_item_name, row_of
+from lexbench.scoring.probes import boilerplate_found
 from lexbench.shard import Shard
 from lexbench.verdict import Verdict
 
@@ -128,7 +133,7 @@ class RunSession:
             run_dir, lock = _new_dir(request)
             previous, completed = {}, frozenset()
         try:
-            manifest = _first_manifest(request, configuration, previous, completed)
+            manifest = _first_manifest(request, configuration, configuration_sha256, previous, completed)
             opened = cls(request, run_dir, lock, manifest, completed)
             opened.recorder = RunRecorder(run_dir)
         except OSError as exc:
@@ -211,8 +216,6 @@ class RunSession:
             return [SummaryLine("lexbench measure-only run", section=True),
                     SummaryLine(f"{len(rows)} scored items in {self.run_dir} ({RESULTS_NAME}, responses/); "
                                 f"no report built — lexbench report {self.run_dir} builds one")]
-        from lexbench.report import render_terminal, write_reports  # noqa: PLC0415  the reporting stage, last
-
         try:
             manifest, rows = checked_rows(self.run_dir)
             write_reports(self.run_dir, rows, manifest)
@@ -254,8 +257,6 @@ class RunSession:
         """Add the served-fetch log at ``url`` (the public replay server's, issue 21) to the run's
         ``served-fetches.jsonl``; a resumed run adds its own lines. Returns why the log could not be
         read, else ``None``: not fatal, the items are already recorded."""
-        import httpx  # noqa: PLC0415  only a run with --replay-public-url reads the log
-
         try:
             response = httpx.get(url, timeout=30)
             response.raise_for_status()
@@ -277,7 +278,6 @@ def scored_row(run_dir: Path | None, context: RowContext, case: Case, answered: 
     ``responses/`` of ``run_dir`` (not saved without one), sizes and boilerplate probes measured on
     ``answered``. A response that cannot be saved (disk full) keeps the verdict and flags the row
     ``response_not_saved``; the controller stops the run if rows fail too."""
-    from lexbench.scoring.probes import boilerplate_found  # noqa: PLC0415  loaded by scoring before any row
 
     flags = list(case.flags)
     try:
@@ -288,7 +288,8 @@ def scored_row(run_dir: Path | None, context: RowContext, case: Case, answered: 
                   boilerplate_found=boilerplate_found(case, answered.content, answered.content_format))
 
 
-def _first_manifest(request: RunRequest, configuration: dict, previous: dict, completed: frozenset[str]) -> Manifest:
+def _first_manifest(request: RunRequest, configuration: dict, configuration_sha256: str, previous: dict,
+                    completed: frozenset[str]) -> Manifest:
     """The manifest a session writes when it opens its run: a resumed run keeps its earlier sessions and
     its first start. Raises :class:`RunError` when a certified run's requirements are not met."""
     suite = request.suite
@@ -313,7 +314,7 @@ def _first_manifest(request: RunRequest, configuration: dict, previous: dict, co
         fetch_timeout_s=request.policy.timeout_s,
         mode="live" if request.live else "replay",
         configuration=configuration,
-        configuration_sha256=canonical_sha256(configuration),
+        configuration_sha256=configuration_sha256,
         run=RunOptions(measure_only=request.measure_only, certified_requested=request.certified,
                        shard=str(request.shard) if request.shard else None),
         certification=certification,
@@ -373,8 +374,6 @@ def _resumed_dir(request: RunRequest, identity: RunIdentity) -> tuple[Path, RunL
 def _certification(request: RunRequest, code: dict) -> Certification:
     """The certification record of a ``--certified`` run at its start. Raises :class:`RunError` listing
     every requirement the run does not meet (:mod:`lexbench.certify`)."""
-    from lexbench.certify import certification_problems  # noqa: PLC0415  only a certified run needs it
-
     checks, problems = certification_problems(
         providers_option=request.provider_selection, keyword=request.keyword, markexpr=request.markexpr, code=code,
         credential_variables=[v for spec in request.specs.values() for v in spec.credential_variables()],
