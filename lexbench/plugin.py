@@ -1,8 +1,8 @@
 """The pytest plugin: every case × provider is one item; the verdict is the test outcome (SPEC §1).
 
 Hooks only wire the pipeline together: suite loading (:mod:`lexbench.dataset.suite`), the provider
-call (:mod:`lexbench.providers`), scoring (:mod:`lexbench.scoring`), the run record
-(:mod:`lexbench.record`) and the leaderboard (:mod:`lexbench.report`).
+call (:mod:`lexbench.providers`), scoring (:mod:`lexbench.scoring`) and the run engine
+(:mod:`lexbench.run`: the run directory, its rows, manifest and reports, without pytest).
 
 Collection: the repository's ``cases/`` directory (pyproject ``testpaths``) is collected as the
 benchmark: one :class:`SuiteCollector` for ``--suite``, holding items named ``<case-id>[<provider>]``.
@@ -20,10 +20,8 @@ from __future__ import annotations
 
 import gc
 import os
-import re
 import sys
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -40,23 +38,18 @@ from lexbench.providers import (
 from lexbench.providers.config import CONFIGURED
 from lexbench.providers.credentials import Redactor
 from lexbench.providers.guard import NetworkGuard
-from lexbench.providers.policy import DEFAULT_RETRIES, DEFAULT_TIMEOUT_S, declared_family, worker_cpus
-from lexbench.record import (
-    RESULTS_NAME, RunIdentity, RunRecorder, RunRow, canonical_sha256, checked_rows, count_tokens, environment, item_id,
-    load_rows, read_manifest, resume_plan, save_response, utc_now, write_manifest,
-)
-from lexbench.replay import ReplayServer, check_public_base_url, new_run_prefix, public_url_for, served_fetches_url
+from lexbench.providers.policy import DEFAULT_RETRIES, DEFAULT_TIMEOUT_S, declared_family
 from lexbench.report import render_terminal, write_reports
-from lexbench.rundir import RunLock, append_file, check_run_dir, make_run_dir
+from lexbench.replay import ReplayServer, check_public_base_url, new_run_prefix, public_url_for, served_fetches_url
+from lexbench.run.planning import expand_gateway_specs, planned_worker_cpus, worker_cpu
+from lexbench.run.replay_check import replay_problem
+from lexbench.run.row import RowContext, junit_properties
+from lexbench.run.session import RunRequest, RunSession, scored_row
 from lexbench.shard import Shard
 from lexbench.verdict import Outcome, Verdict
 
-DEFAULT_FETCH_TIMEOUT = DEFAULT_TIMEOUT_S
-"""Seconds per physical provider call (SPEC §5)."""
 BACKSTOP_MARGIN = 30.0
 """pytest-timeout's per-item backstop sits this many seconds above the provider's own deadline."""
-
-_ITEM_NAME = re.compile(r"(?P<case>[^:\[\]]+)\[(?P<provider>[^\]]+)\]$")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -73,7 +66,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--no-cpu-pinning", action="store_true", default=False,
                     help="with -n N and only local or control providers, do not keep each worker (and its "
                          "extraction process) on a CPU of its own")
-    group.addoption("--fetch-timeout", type=float, default=DEFAULT_FETCH_TIMEOUT,
+    group.addoption("--fetch-timeout", type=float, default=DEFAULT_TIMEOUT_S,
                     help="seconds per physical provider call, a total deadline (default: 30); pytest-timeout's "
                          "--timeout is the backstop")
     group.addoption("--retries", type=int, default=DEFAULT_RETRIES,
@@ -107,19 +100,15 @@ class BenchState:
     specs: dict[str, ProviderSpec]
     policy: RuntimePolicy
     run_dir: Path | None = None
-    recorder: RunRecorder | None = None
-    lock: RunLock | None = None  # controller: held for the whole session (lexbench.rundir)
+    session: RunSession | None = None  # controller: the run it records (lexbench.run.session)
     suite: Suite | None = None
     providers: dict[str, Provider] = field(default_factory=dict)
     replay: ReplayServer | None = None
     replay_suspect: bool = False  # its last probe failed: probe again before each call until one succeeds
-    started: str = ""
     shard: Shard | None = None
     completed: frozenset[str] = frozenset()
-    configuration: dict = field(default_factory=dict)
     configuration_sha256: str | None = None
     dataset_sha256: str | None = None
-    manifest: dict = field(default_factory=dict)
     worker_cpus: list[int] | None = None  # controller: the CPU of each xdist worker, by index (None: not pinned)
     replay_prefix: str = ""  # this run's unguessable path prefix under --replay-public-url (one for all workers)
 
@@ -201,19 +190,17 @@ class BenchState:
                 and not self.public_replay)
 
     def replay_down(self, *, probe: bool) -> str | None:
-        """Why the replay server cannot serve pages now (replay mode, once started), else ``None``:
-        items it stops are the harness's failure, not the provider's (SPEC §3.1). ``probe`` (or a failed
-        last probe) also sends it a request: after a failed call, and before every call while it stays
-        unanswered; not before every call, where it cost ~15 % of an I/O-bound item."""
+        """Why the replay server cannot serve pages now (replay mode, once started), else ``None``
+        (:func:`lexbench.run.replay_check.replay_problem`)."""
         if self.live or self.replay is None:
             return None
-        if not self.replay.running:
-            return "the replay server stopped during the run, so the page could not be served"
-        if probe or self.replay_suspect:
-            self.replay_suspect = not self.replay.answering()
-            if self.replay_suspect:
-                return "the replay server no longer answers, so the page could not be served"
-        return None
+        problem, self.replay_suspect = replay_problem(self.replay, probe=probe, suspect=self.replay_suspect)
+        return problem
+
+    def row_context(self, provider: str, suite: str) -> RowContext:
+        """What every row of ``provider`` carries besides its case, in this process."""
+        return RowContext(suite=suite, provider=provider, output_contract=self.specs[provider].output_contract,
+                          dataset_sha256=self.dataset_sha256, configuration_sha256=self.configuration_sha256)
 
 
 STATE = pytest.StashKey[BenchState]()
@@ -298,145 +285,29 @@ def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(RunWriter(state), "lexbench-run-writer")
 
 
-def _option_path(config: pytest.Config, value: str) -> Path:
-    path = Path(value).expanduser()
-    return path if path.is_absolute() else config.invocation_params.dir / path
-
-
 def _open_run(state: BenchState, suite: Suite) -> None:
-    """Decide the run directory (new or resumed), check it is one lexbench left as it is and lock it for
-    the session (:mod:`lexbench.rundir`), check a certified run's requirements, open the results file
-    and write the first manifest. Raises ``pytest.UsageError`` with the reason — another session holding
-    the directory included — before any item runs."""
+    """Open the session's run (:meth:`lexbench.run.session.RunSession.open`) from the options; its
+    refusal — another session holding the directory included — is a usage error before any item runs."""
     config = state.config
     if config.getoption("shard"):
         try:
             state.shard = Shard.parse(config.getoption("shard"))
         except ValueError as exc:
             raise pytest.UsageError(str(exc)) from None
-    measure_only, certified = config.getoption("measure_only"), config.getoption("certified")
-    if measure_only and certified:
-        raise pytest.UsageError("--measure-only and --certified exclude each other: a measure-only run never certifies")
-    state.configuration = _configuration(state)
-    state.configuration_sha256 = canonical_sha256(state.configuration)
-    state.dataset_sha256 = suite.dataset_sha256
-    identity = RunIdentity(suite=suite.id, dataset_sha256=state.dataset_sha256,
-                           configuration_sha256=state.configuration_sha256)
-    option = config.getoption("run_dir")
-    previous: dict = {}
-    if config.getoption("resume"):
-        run_dir = _option_path(config, config.getoption("resume"))
-        if option and _option_path(config, option).resolve() != run_dir.resolve():
-            raise pytest.UsageError(f"--run-dir={option} and --resume={config.getoption('resume')} name different "
-                                    "directories; --resume alone is enough")
-        try:
-            check_run_dir(run_dir, manifest_required=True)
-            state.lock = RunLock(run_dir).acquire()
-            plan = resume_plan(run_dir, identity, shard=str(state.shard) if state.shard else None, certified=certified)
-        except RunError as exc:
-            raise pytest.UsageError(str(exc)) from None
-        state.completed, previous = plan.completed, plan.manifest
-    else:
-        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
-        shard = f"-shard{state.shard.index}of{state.shard.count}" if state.shard else ""
-        run_dir = _option_path(config, option) if option else config.rootpath / "runs" / f"{suite.id}-{stamp}{shard}"
-        try:
-            check_run_dir(run_dir, manifest_required=False)
-            read_manifest(run_dir)  # a manifest there must be lexbench's: nothing is added to another tool's folder
-            make_run_dir(run_dir)
-            state.lock = RunLock(run_dir).acquire()
-            check_run_dir(run_dir, manifest_required=False)  # as it is now that no other session can change it
-            read_manifest(run_dir)
-            recorded = load_rows(run_dir)
-        except RunError as exc:
-            raise pytest.UsageError(str(exc)) from None
-        except OSError as exc:
-            raise pytest.UsageError(f"--run-dir={run_dir}: cannot create the run directory: "
-                                    f"{exc.strerror or exc}") from None
-        if recorded:
-            raise pytest.UsageError(f"--run-dir={run_dir} already holds results of a run; continue it with "
-                                    f"--resume={run_dir} or choose a new --run-dir")
-    engines = {name: {key: spec.options[key] for key in ("engine", "binary", "expected_version") if key in spec.options}
-               for name, spec in state.specs.items() if "expected_version" in spec.options}
-    facts = environment(engines=engines)
-    certification = None
-    if certified:
-        from lexbench.certify import certification_problems
-
-        checks, problems = certification_problems(
-            providers_option=config.getoption("providers"), keyword=config.getoption("keyword"),
-            markexpr=config.getoption("markexpr"), code=facts["code"],
-            credential_variables=[v for spec in state.specs.values() for v in spec.credential_variables()],
-            suite_root=suite.root, review_status=suite.dataset.suite.review_status.value,
-            project_root=config.rootpath)
-        if problems:
-            raise pytest.UsageError("--certified: this run cannot be certified:\n  " + "\n  ".join(problems))
-        git = facts["code"]["git"] or {}
-        # What was certified: the commit's tree and every loadable file as it was on disk.
-        tree = {key: git.get(key) for key in ("commit", "tree", "loadable_files", "loadable_sha256")}
-        certification = {"requested": True, "checks": checks, "problems": [], "certified": False, "tree": tree}
-    state.run_dir = run_dir
+    request = RunRequest(
+        suite=suite, specs=state.specs, provider_config=state.provider_config, policy=state.policy,
+        project_root=config.rootpath, invocation_dir=config.invocation_params.dir,
+        provider_config_path=state.provider_config_path, provider_selection=config.getoption("providers"),
+        live=state.live, run_dir=config.getoption("run_dir"), resume=config.getoption("resume"), shard=state.shard,
+        measure_only=config.getoption("measure_only"), certified=config.getoption("certified"),
+        keyword=config.getoption("keyword"), markexpr=config.getoption("markexpr"),
+        workers=len(_gateway_specs(config)), worker_cpus=state.worker_cpus)
     try:
-        state.recorder = RunRecorder(run_dir)
-    except OSError as exc:
-        raise pytest.UsageError(f"--run-dir={run_dir}: cannot write the run record there: {exc.strerror or exc}") from None
-    state.started = utc_now()
-    session = {"started": state.started, "finished": None, "argv": sys.argv, "resumed_with": len(state.completed),
-               "workers": len(_gateway_specs(config)), "worker_cpus": state.worker_cpus}
-    state.manifest = {
-        **_manifest_fields(state),
-        "run": {"measure_only": measure_only, "certified_requested": certified,
-                "shard": str(state.shard) if state.shard else None},
-        "certification": certification,
-        **facts,
-        "sessions": [*previous.get("sessions", []), session],
-        "started": previous.get("started", state.started),
-        "finished": None,
-    }
-    try:
-        write_manifest(run_dir, state.manifest)
-    except OSError as exc:
-        raise pytest.UsageError(f"--run-dir={run_dir}: cannot write the run record there: {exc.strerror or exc}") from None
-
-
-def _configuration(state: BenchState) -> dict:
-    # What the configuration hash covers: everything that changes how an item is fetched or scored,
-    # redacted (no credential values, no machine-specific paths), so shards on other machines agree.
-    from lexbench.providers.credentials import Redactor, placeholder_names
-
-    specs = {name: spec.model_dump(mode="json", exclude={"name", "description"}) for name, spec in state.specs.items()}
-    return Redactor.from_environment(placeholder_names(specs)).value({
-        "providers": state.provider_names,
-        "provider_config_sha256_redacted": state.provider_config.redacted_sha256(),
-        "provider_specs": specs,
-        "runtime_policy": state.policy.as_record(),
-        "mode": "live" if state.live else "replay",
-    })
-
-
-def _manifest_fields(state: BenchState) -> dict:
-    suite = state.get_suite()
-    config = state.config
-    return {
-        "argv": sys.argv,
-        "suite": {"id": suite.id, "revision": suite.dataset.suite.revision,
-                  "review_status": suite.dataset.suite.review_status.value, "path": str(suite.root),
-                  "dataset_sha256": suite.dataset_sha256, "cases": len(suite.cases)},
-        "providers": state.provider_names,
-        "provider_selection": config.getoption("providers") or CONFIGURED,
-        "provider_config": {
-            "path": str(state.provider_config_path) if state.provider_config_path else "built-in",
-            "sha256_redacted": state.provider_config.redacted_sha256(),
-            "providers": {name: {"type": spec.type, "output_contract": spec.output_contract, "dns_mode": spec.dns_mode,
-                                 "log_level": spec.log_level, "credential_variables": spec.credential_variables()}
-                          for name, spec in state.specs.items()},
-        },
-        "runtime_policy": state.policy.as_record(),
-        "fetch_timeout_s": state.policy.timeout_s,
-        "mode": "live" if config.getoption("live") else "replay",
-        "configuration": state.configuration,
-        "configuration_sha256": state.configuration_sha256,
-    }
+        state.session = session = RunSession.open(request)
+    except RunError as exc:
+        raise pytest.UsageError(str(exc)) from None
+    state.run_dir, state.completed = session.run_dir, session.completed
+    state.dataset_sha256, state.configuration_sha256 = session.dataset_sha256, session.configuration_sha256
 
 
 def _gateway_specs(config: pytest.Config) -> list[str]:
@@ -444,31 +315,21 @@ def _gateway_specs(config: pytest.Config) -> list[str]:
     ``--maxprocesses`` are resolved by now."""
     if getattr(config.option, "dist", "no") == "no":
         return []
-    specs: list[str] = []
-    for spec in getattr(config.option, "tx", None) or []:
-        count, star, rest = str(spec).partition("*")
-        specs += [rest] * int(count) if star and count.isdigit() else [str(spec)]
-    return specs
+    return expand_gateway_specs(getattr(config.option, "tx", None) or [])
 
 
 def _planned_worker_cpus(config: pytest.Config, state: BenchState) -> list[int] | None:
-    specs = _gateway_specs(config)
-    if config.getoption("no_cpu_pinning") or not hasattr(os, "sched_setaffinity") or any(
-            spec != "popen" for spec in specs):  # remote or customised gateways: their CPUs are not ours
-        return None
     families = [declared_family(state.provider_type(name)) or "undeclared" for name in state.provider_names]
-    return worker_cpus(len(specs), families, os.sched_getaffinity(0))
+    return planned_worker_cpus(_gateway_specs(config), families,
+                               os.sched_getaffinity(0) if hasattr(os, "sched_setaffinity") else None,
+                               pinning=not config.getoption("no_cpu_pinning"))
 
 
 def pytest_configure_node(node) -> None:  # type: ignore[no-untyped-def]
     """pytest-xdist's ``pytest_configure_node``: tell each worker where the run directory is, and which
     CPU to keep to (see :func:`~lexbench.providers.policy.worker_cpus`)."""
     state = node.config.stash[STATE]
-    cpus = state.worker_cpus
-    index = node.gateway.id.removeprefix("gw")
-    # A worker that replaces a crashed one gets a new id past the first N: it runs unpinned, since the
-    # CPU it should take is not known here.
-    node.workerinput["lexbench_cpu"] = cpus[int(index)] if cpus and index.isdigit() and int(index) < len(cpus) else None
+    node.workerinput["lexbench_cpu"] = worker_cpu(state.worker_cpus, node.gateway.id)
     node.workerinput["lexbench_run_dir"] = str(state.run_dir) if state.run_dir else ""
     node.workerinput["lexbench_provider_config"] = str(state.provider_config_path) if state.provider_config_path else ""
     node.workerinput["lexbench_shard"] = str(state.shard) if state.shard else ""
@@ -645,53 +506,11 @@ class CaseItem(pytest.Item):
     def _record(self, answered: ProviderResult, result: ProviderResult, verdict: Verdict) -> None:
         """Write the item's row and saved response from the redacted ``result`` and ``verdict``; sizes are
         measured on the ``answered`` content."""
-        from lexbench.scoring.probes import boilerplate_found  # the scorer is loaded by now
-
         state = self.config.stash[STATE]
-        flags = list(self.case.flags)
-        try:
-            digest = save_response(state.run_dir, result.content) if state.run_dir else None
-        except OSError:  # disk full: keep the verdict; the controller stops the run if rows fail too
-            digest, flags = None, [*flags, "response_not_saved"]
-        row = RunRow(
-            suite=self.parent.suite.id,
-            case=self.case.id,
-            provider=self.provider_name,
-            output_contract=self.output_contract,
-            category=self.case.category,
-            track=self.case.track,
-            lang=self.case.lang,
-            outcome=verdict.outcome,
-            failure_class=verdict.failure_class,
-            explanation=verdict.explanation,
-            components=verdict.components,
-            latency_s=result.latency_s,
-            attempts=result.attempts,
-            metadata=result.metadata,
-            error_type=result.error_type.value if result.error_type else None,
-            error_message=result.error_message,
-            content_format=result.content_format,
-            content_chars=len(answered.content),
-            content_tokens=count_tokens(answered.content),
-            reference_chars=len(self.case.reference_text) if self.case.reference_text else None,
-            response_sha256=digest,
-            flags=flags,
-            dataset_sha256=state.dataset_sha256,
-            configuration_sha256=state.configuration_sha256,
-            boilerplate_probes=len(self.case.probes.without) if self.case.probes and self.case.probes.without else None,
-            boilerplate_found=boilerplate_found(self.case, answered.content, answered.content_format),
-        )
+        row = scored_row(state.run_dir, state.row_context(self.provider_name, self.parent.suite.id), self.case,
+                         answered, result, verdict)
         self.row_json = row.model_dump_json()
-        # JUnit XML properties: the figures a CI dashboard wants per item.
-        props = [("lexbench.outcome", verdict.outcome.value), ("lexbench.latency_s", f"{result.latency_s:.4f}"),
-                 ("lexbench.content_chars", str(len(answered.content)))]
-        for component in verdict.components:
-            if component.measured is not None:
-                props.append((f"lexbench.{component.name.value}", f"{component.measured:.4f}"))
-            for detail in component.details:
-                if "coverage" in detail and "label" in detail:
-                    props.append((f"lexbench.{component.name.value}.{detail['label']}", f"{detail['coverage']:.4f}"))
-        self.user_properties.extend(props)
+        self.user_properties.extend(junit_properties(verdict, result.latency_s, len(answered.content)))
 
     def repr_failure(self, excinfo, style=None):  # type: ignore[no-untyped-def]
         if isinstance(excinfo.value, VerdictFailure):
@@ -711,26 +530,9 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):  # type
     return report
 
 
-def _crashed_row(state: BenchState, report: pytest.TestReport) -> RunRow | None:
-    match = _ITEM_NAME.search(report.nodeid)
-    suite = state.get_suite()
-    case = next((c for c in suite.cases if match and c.id == match["case"]), None)
-    if case is None or match["provider"] not in state.specs:
-        return None
-    message = str(report.longrepr).strip().splitlines()[-1][:500] if report.longrepr else "no verdict"
-    return RunRow(
-        suite=suite.id, case=case.id, provider=match["provider"],
-        output_contract=state.specs[match["provider"]].output_contract,
-        category=case.category, track=case.track, lang=case.lang, outcome=Outcome.FAIL,
-        failure_class=ErrorType.CRASHED.value, explanation=f"fail: the item ended without a verdict ({message})",
-        error_type=ErrorType.CRASHED.value, error_message=message,
-        reference_chars=len(case.reference_text) if case.reference_text else None, flags=list(case.flags),
-        dataset_sha256=state.dataset_sha256, configuration_sha256=state.configuration_sha256,
-    )
-
-
 class RunWriter:
-    """Controller-only plugin: appends rows as reports arrive and writes the report at the end.
+    """Controller-only plugin: records rows as reports arrive and finishes the run at the end
+    (:class:`lexbench.run.session.RunSession`).
 
     When the run directory cannot be written (disk full), the session stops after the items in flight
     — no provider is called for a result that could not be kept — and the summary says why and how to
@@ -739,7 +541,6 @@ class RunWriter:
     def __init__(self, state: BenchState) -> None:
         self.state = state
         self.session: pytest.Session | None = None
-        self.write_failure: str | None = None
 
     def pytest_sessionstart(self, session: pytest.Session) -> None:
         """``pytest_sessionstart``: remember the session, to stop it if the run record fails."""
@@ -748,23 +549,22 @@ class RunWriter:
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         """``pytest_runtest_logreport``: append each finished item's row (written at once)."""
         row_json = getattr(report, "lexbench_row", None)
+        run = self.state.session
         try:
             if row_json and report.when == "call":
-                self.state.recorder.append_json(row_json)  # made by RunRow.model_dump_json(): no re-parse
+                run.append_json(row_json)  # made by RunRow.model_dump_json(): no re-parse
             elif report.failed and not row_json and report.when != "teardown":
                 # The item died without a verdict (worker killed, backstop timeout): record it as crashed.
-                row = _crashed_row(self.state, report)
-                if row is not None:
-                    self.state.recorder.append(row)
-        except RunError as exc:
-            self._stop(str(exc))
+                message = str(report.longrepr).strip().splitlines()[-1][:500] if report.longrepr else "no verdict"
+                run.record_crash(report.nodeid, message)
+        except RunError:
+            self._stop(f"lexbench: the run record cannot be written: {run.write_failure}")
 
-    def _stop(self, message: str) -> None:
-        if self.write_failure is not None:
-            return
-        self.write_failure = message
-        reason = f"lexbench: the run record cannot be written: {message}"
-        dsession = self.state.config.pluginmanager.getplugin("dsession")  # pytest-xdist's controller loop
+    def _stop(self, reason: str) -> None:
+        # pytest-xdist's controller loop reads only its own ``shouldstop`` (not ``session.shouldstop``),
+        # and ``pytest.exit`` would kill the items in flight: this private write is the one way to stop
+        # handing out items while the running ones finish (pytest-xdist 3.8).
+        dsession = self.state.config.pluginmanager.getplugin("dsession")
         if dsession is not None:
             dsession.shouldstop = reason
         elif self.session is not None:
@@ -773,66 +573,13 @@ class RunWriter:
     def pytest_terminal_summary(self, terminalreporter) -> None:  # type: ignore[no-untyped-def]
         """``pytest_terminal_summary``: finish the manifest, write the reports (not in a measure-only
         run) and print the leaderboard."""
-        state = self.state
-        rows = load_rows(state.run_dir)
-        if self.write_failure is not None:
-            terminalreporter.section("lexbench run record")
-            terminalreporter.write_line(f"lexbench: the run stopped: {self.write_failure}", red=True)
-        try:
-            _finish_manifest(state, rows)
-        except OSError as exc:
-            terminalreporter.write_line(f"lexbench: cannot write {state.run_dir / 'manifest.json'}: "
-                                        f"{exc.strerror or exc}; the rows are kept; continue with "
-                                        f"--resume={state.run_dir} once the disk has room", red=True)
-            return
-        if self.write_failure is not None:
-            return
-        if state.manifest["run"]["measure_only"]:
-            terminalreporter.section("lexbench measure-only run")
-            terminalreporter.write_line(f"{len(rows)} scored items in {state.run_dir} ({RESULTS_NAME}, responses/); "
-                                        f"no report built — lexbench report {state.run_dir} builds one")
-            return
-        try:
-            manifest, rows = checked_rows(state.run_dir)
-            write_reports(state.run_dir, rows, manifest)
-        except RunError as exc:
-            terminalreporter.write_line(f"lexbench: no report written: {exc}", red=True)
-            return
-        except OSError as exc:
-            terminalreporter.write_line(f"lexbench: no report written: {exc.strerror or exc}; rebuild it later with "
-                                        f"lexbench report {state.run_dir}", red=True)
-            return
-        terminalreporter.section("lexbench leaderboard")
-        for line in render_terminal(rows):
-            terminalreporter.write_line(line)
-        certification = state.manifest.get("certification")
-        if certification:
-            verdict = "certified" if certification["certified"] else "NOT certified: " + "; ".join(certification["problems"])
-            terminalreporter.write_line(f"certification: {verdict}")
-        terminalreporter.write_line(f"run record: {state.run_dir} ({len(rows)} items; report.md, report.html, "
-                                    f"report.json, {RESULTS_NAME})")
-
-
-def _finish_manifest(state: BenchState, rows: list[RunRow]) -> None:
-    """Record the session's end, how many expected items have a result, and whether a requested
-    certification was reached (every expected item recorded)."""
-    suite = state.get_suite()
-    names = state.provider_names
-    expected = {item_id(case.id, name) for c, case in enumerate(suite.cases) for p, name in enumerate(names)
-                if state.shard is None or state.shard.holds(c, p, len(names))}
-    recorded = {row.item_id for row in rows} & expected
-    finished = utc_now()
-    manifest = state.manifest
-    manifest["sessions"][-1]["finished"] = finished
-    manifest["finished"] = finished
-    manifest["completion"] = {"expected": len(expected), "recorded": len(recorded), "missing": len(expected - recorded)}
-    certification = manifest.get("certification")
-    if certification is not None:
-        missing = len(expected - recorded)
-        certification["problems"] = [f"{missing} expected item(s) have no result; finish them with "
-                                     f"--resume={state.run_dir}"] if missing else []
-        certification["certified"] = not missing
-    write_manifest(state.run_dir, manifest)
+        for line in self.state.session.finish(write_reports, render_terminal):
+            if line.section:
+                terminalreporter.section(line.text)
+            elif line.red:
+                terminalreporter.write_line(line.text, red=True)
+            else:
+                terminalreporter.write_line(line.text)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -844,25 +591,9 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         provider.close()
     if state.replay is not None:
         state.replay.stop()
-    if state.recorder is not None:
-        state.recorder.close()
-    if state.public_replay and state.run_dir is not None and not state.is_worker and state.replay_prefix:
-        _keep_served_fetches(state)
-    if state.lock is not None:
-        state.lock.release()
-
-
-def _keep_served_fetches(state: BenchState) -> None:
-    """Add this run's served-fetch log from the public replay server to the run directory's
-    ``served-fetches.jsonl`` (issue 21). A log that cannot be read is reported on stderr, not fatal: the
-    items are already recorded."""
-    import httpx
-
-    url = served_fetches_url(str(state.public_replay), state.replay_prefix)
-    try:
-        response = httpx.get(url, timeout=30)
-        response.raise_for_status()
-    except httpx.HTTPError as exc:
-        print(f"lexbench: the served-fetch log could not be read from {url}: {exc}", file=sys.stderr)
-        return
-    append_file(state.run_dir / "served-fetches.jsonl", response.content)  # a resumed run adds its own lines
+    if state.public_replay and state.session is not None and state.replay_prefix:
+        problem = state.session.keep_served_fetches(served_fetches_url(state.public_replay, state.replay_prefix))
+        if problem:
+            print(f"lexbench: {problem}", file=sys.stderr)
+    if state.session is not None:
+        state.session.close()

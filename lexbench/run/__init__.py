@@ -1,0 +1,11 @@
+"""The run engine, without pytest (SPEC §6): open a run directory, record each item's row, finish the
+manifest and the reports.
+
+:mod:`lexbench.plugin` drives it from pytest's hooks; everything here takes plain values, so a run can
+be made and tested without a pytest session (``import lexbench.run`` never imports pytest).
+
+- :mod:`lexbench.run.planning`: which CPU each xdist worker keeps to, from the gateway specs.
+- :mod:`lexbench.run.row`: an item's :class:`~lexbench.record.RunRow` from its case, answer and verdict.
+- :mod:`lexbench.run.manifest`: ``manifest.json`` as a model.
+- :mod:`lexbench.run.session`: one session of a run: open → record → finish.
+"""

@@ -1,0 +1,88 @@
+"""An item's row in ``results.jsonl`` (:class:`~lexbench.record.RunRow`), built in one place from its
+case, answer and verdict: the row of a scored answer and the row of an item that crashed without one
+differ only in what they were given."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from lexbench.dataset.case import Case
+from lexbench.answer import ErrorType, ProviderResult
+from lexbench.record import RunRow, count_tokens
+from lexbench.verdict import Outcome, Verdict
+
+_ITEM_NAME = re.compile(r"(?P<case>[^:\[\]]+)\[(?P<provider>[^\]]+)\]$")
+
+
+@dataclass(frozen=True)
+class RowContext:
+    """What every row of one run × provider carries besides its case: the suite id, the provider and
+    its output contract, and the run's identity (``None`` digests only in rows of runs before them)."""
+
+    suite: str
+    provider: str
+    output_contract: str
+    dataset_sha256: str | None
+    configuration_sha256: str | None
+
+
+def row_of(context: RowContext, case: Case, verdict: Verdict, answer: ProviderResult | None = None, *,
+           answered: ProviderResult | None = None, response_sha256: str | None = None,
+           flags: list[str] | None = None, boilerplate_found: int | None = None) -> RunRow:
+    """The row of ``case`` × ``context.provider``.
+
+    ``answer`` is the (redacted) answer the row records, ``None`` for an item that ended without one;
+    sizes (``content_chars``, ``content_tokens``) are measured on ``answered``, the answer as the
+    provider gave it (default: ``answer``). ``flags`` default to the case's own flags;
+    ``boilerplate_found`` comes from :func:`lexbench.scoring.probes.boilerplate_found`."""
+    answered = answered if answered is not None else answer
+    probes = case.probes.without if case.probes and case.probes.without else None
+    measured = {}
+    if answer is not None:
+        measured = dict(
+            latency_s=answer.latency_s, attempts=answer.attempts, metadata=answer.metadata,
+            error_type=answer.error_type.value if answer.error_type else None, error_message=answer.error_message,
+            content_format=answer.content_format, content_chars=len(answered.content),
+            content_tokens=count_tokens(answered.content), response_sha256=response_sha256,
+            boilerplate_probes=len(probes) if probes else None, boilerplate_found=boilerplate_found)
+    return RunRow(
+        suite=context.suite, case=case.id, provider=context.provider, output_contract=context.output_contract,
+        category=case.category, track=case.track, lang=case.lang,
+        outcome=verdict.outcome, failure_class=verdict.failure_class, explanation=verdict.explanation,
+        components=verdict.components,
+        reference_chars=len(case.reference_text) if case.reference_text else None,
+        flags=list(case.flags) if flags is None else flags,
+        dataset_sha256=context.dataset_sha256, configuration_sha256=context.configuration_sha256,
+        **measured,
+    )
+
+
+def crashed_row(context: RowContext, case: Case, message: str) -> RunRow:
+    """The row of an item that ended without a verdict (its worker killed, the backstop timeout): a
+    ``fail`` of class ``crashed`` quoting ``message`` (the last line of what pytest reported)."""
+    verdict = Verdict(outcome=Outcome.FAIL, failure_class=ErrorType.CRASHED.value,
+                      explanation=f"fail: the item ended without a verdict ({message})")
+    row = row_of(context, case, verdict)
+    row.error_type, row.error_message = ErrorType.CRASHED.value, message
+    return row
+
+
+def parse_item_name(name: str) -> tuple[str, str] | None:
+    """``(case id, provider)`` of an item named ``…<case-id>[<provider>]`` (a node id will do), or ``None``."""
+    match = _ITEM_NAME.search(name)
+    return (match["case"], match["provider"]) if match else None
+
+
+def junit_properties(verdict: Verdict, latency_s: float, content_chars: int) -> list[tuple[str, str]]:
+    """The figures a CI dashboard wants per item, as JUnit XML properties: the outcome, the latency
+    (seconds), the answer's size (characters), each measured component and each labelled coverage."""
+    props = [("lexbench.outcome", verdict.outcome.value), ("lexbench.latency_s", f"{latency_s:.4f}"),
+             ("lexbench.content_chars", str(content_chars))]
+    for component in verdict.components:
+        if component.measured is not None:
+            props.append((f"lexbench.{component.name.value}", f"{component.measured:.4f}"))
+        for detail in component.details:
+            if "coverage" in detail and "label" in detail:
+                props.append((f"lexbench.{component.name.value}.{detail['label']}", f"{detail['coverage']:.4f}"))
+    return props
