@@ -19,6 +19,8 @@ validated by their models on every read (:class:`RunRow`, :class:`RunManifest`).
 dataset sha256, configuration sha256): resuming (:func:`resume_plan`), merging (:func:`merge_runs`)
 and reporting (:func:`checked_rows`) refuse a row that does not match its manifest instead of mixing
 results of different suites or settings.
+
+Why one module of this size: it is the run record's on-disk format — rows, saved answers, manifest reading and writing, resume and merge checks — one file format with one set of invariants.
 """
 
 from __future__ import annotations

@@ -11,6 +11,8 @@ Two shapes of the same case exist:
 Every model forbids unknown fields, so a typo in ``rules.json`` is an error, not a silent default.
 Validation errors are raised as :class:`pydantic.ValidationError`; :func:`lexbench.dataset.suite`
 turns them into :class:`~lexbench.errors.RulesError` messages naming the case and the field.
+
+Why one module of this size: it is the case model (SPEC §2) — a case and its contracts are one pydantic schema, exported as one JSON Schema (schemas/).
 """
 
 from __future__ import annotations

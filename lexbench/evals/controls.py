@@ -30,8 +30,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-import lxml.etree
-import lxml.html
 from pydantic import BaseModel, ConfigDict, Field
 
 from lexbench.answer import ContentFormat, ProviderResult, ResultMetadata
@@ -40,8 +38,8 @@ from lexbench.dataset.compile import load_dataset
 from lexbench.dataset.importers import FORMATS, import_corpus
 from lexbench.errors import CorpusImportError, LexbenchError
 from lexbench.scoring import evaluate_response
-from lexbench.text import FRAGMENT_CHARS, label_normalise, normalise
-from lexbench.verdict import Component, Outcome
+from lexbench.text import FRAGMENT_CHARS, normalise
+from lexbench.verdict import Outcome
 
 CONTROLS_FLOOR = 0.98
 """The gate: every kind's accuracy ≥ 0.98 over its applicable items (issue 16). A reviewed change."""
@@ -303,114 +301,6 @@ def ending_lines(lines: Sequence[str], end: str) -> set[int]:
     stop = at + len(wanted)
     return {number for number, (start, text) in enumerate(zip(starts, joined), start=1)
             if text and start < stop and start + len(text) > at}
-
-
-# --- a reviewed case's own contract, and each part of it removed (REVIEW.md, issue 17) -----------------
-
-
-@dataclass(frozen=True)
-class Rejected:
-    """A rejected control of a reviewed case: ``name`` says what was removed, ``component`` is the
-    component that must then fail, ``answer`` the HTML answer without it."""
-
-    name: str
-    component: Component
-    answer: ProviderResult
-
-
-def _html_answer(content: str) -> ProviderResult:
-    return ProviderResult(success=True, content=content, content_format="html",
-                          metadata=ResultMetadata(upstream_status=200))
-
-
-def own_contract_answer(case: Case, capture_html: str, *, title: bool = True, drop_lines: frozenset[int] = frozenset(),
-                        stable: bool = True, records: bool = True) -> ProviderResult:
-    """An HTML answer made of exactly what a reviewed case requires: its stable phrases, its title as a
-    heading, its reference lines as paragraphs (minus the one-based ``drop_lines``), and the capture's own
-    comment or post records inside their original ancestors (so the reviewed selectors still select
-    them; every other text of the capture is removed). ``title=False`` also drops every reference line
-    and stable phrase that is the title itself (a body repetition is not a title, but it would be
-    found as one). ``records=False`` drops the records. ``case`` must be compiled (reference text).
-    Raises ``ValueError`` for a comments or posts contract without reviewed HTML selectors (REVIEW.md
-    asks for selectors that select exactly the records)."""
-    wanted = label_normalise(case.title or "")
-
-    def keep(text: str) -> bool:
-        return title or not wanted or label_normalise(text) != wanted
-
-    phrases = [phrase for group in case.stable_groups for phrase in group.phrases] if stable else []
-    lines = (case.reference_text or "").split("\n") if case.reference_text else []
-    parts = [f"<p>{html.escape(p, quote=False)}</p>" for p in phrases if keep(p)]
-    if title and case.title:
-        parts.append(f"<h1>{html.escape(case.title, quote=False)}</h1>")
-    parts += [f"<p>{html.escape(line, quote=False)}</p>" for number, line in enumerate(lines, start=1)
-              if number not in drop_lines and keep(line)]
-    own = "<div>" + "\n".join(parts) + "</div>"
-    contract = case.comments or case.posts
-    if contract is None:
-        return _html_answer(f"<!DOCTYPE html><html><body>{own}</body></html>")
-    if contract.html is None:
-        raise ValueError(f"case {case.id}: its {'comments' if case.comments else 'posts'} contract has no reviewed "
-                         "HTML selectors, so its records cannot be kept apart from the rest of the capture")
-    root = lxml.html.document_fromstring(capture_html)
-    chosen = root.cssselect(contract.html.record) if records else []
-    # A record quoting a removed passage (a comment pasting the article's last paragraph) would supply it:
-    # such records go too, so the control lacks the passage everywhere (seed: repeated wording may match).
-    removed = [normalise(lines[number - 1]) for number in drop_lines if 0 < number <= len(lines)]
-    needles = [line[i:i + 40] for line in removed for i in range(0, len(line) - 39, 40)]
-    if needles:
-        chosen = [record for record in chosen if not any(n in normalise(record.text_content()) for n in needles)]
-    if not title and wanted:
-        # The thread title shown inside a post (a forum's first-post subject) is the title too.
-        for record in chosen:
-            for node in list(record.iter(tag=lxml.etree.Element)):
-                if node is not record and node.getparent() is not None and label_normalise(node.text_content()) == wanted:
-                    node.drop_tree()
-    # The sets hold the element proxies themselves: lxml keeps one proxy per node while it is referenced.
-    inside = {node for record in chosen for node in record.iter()}
-    ancestors = {node for record in chosen for node in record.iterancestors()}
-    for element in list(root.iter()):
-        if element in inside:
-            continue
-        if element in ancestors:
-            element.text = None
-            continue
-        parent = element.getparent()
-        if parent is not None and parent not in inside:
-            parent.remove(element)  # its tail goes too: text outside the records
-    for record in chosen:
-        record.tail = None
-    body = root.find("body")
-    if body is None:
-        body = lxml.html.Element("body")
-        root.append(body)
-    body.insert(0, lxml.html.fragment_fromstring(own))
-    return _html_answer(lxml.html.tostring(root, encoding="unicode"))
-
-
-def rejected_controls(case: Case, capture_html: str) -> list[Rejected]:
-    """The answers a reviewed case must reject (REVIEW.md "Checking a review"), each
-    :func:`own_contract_answer` with one part removed: the title (heading and any line that is the title),
-    each region's lines, the ending passage's lines (:func:`ending_lines`), every stable group, and the
-    comment or post records. Parts the case does not have give no control."""
-    controls = []
-    if case.title:
-        controls.append(Rejected("title removed", Component.TITLE, own_contract_answer(case, capture_html, title=False)))
-    if case.body is not None and case.reference_text is not None:
-        for region in case.body.regions:
-            lines = frozenset(range(region.first_line, region.last_line + 1))
-            controls.append(Rejected(f"region {region.label!r} removed", Component.REGIONS,
-                                     own_contract_answer(case, capture_html, drop_lines=lines)))
-        ending = frozenset(ending_lines(case.reference_text.split("\n"), case.body.reference_scope.end))
-        controls.append(Rejected("ending removed", Component.ENDING, own_contract_answer(case, capture_html, drop_lines=ending)))
-    if case.stable_groups:
-        controls.append(Rejected("stable groups removed", Component.STABLE_GROUPS,
-                                 own_contract_answer(case, capture_html, stable=False)))
-    if case.comments is not None:
-        controls.append(Rejected("comments removed", Component.COMMENTS, own_contract_answer(case, capture_html, records=False)))
-    if case.posts is not None:
-        controls.append(Rejected("posts removed", Component.POSTS, own_contract_answer(case, capture_html, records=False)))
-    return controls
 
 
 # --- the SPEC's verdict from reader text ------------------------------------------------------------------

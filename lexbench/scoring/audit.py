@@ -46,6 +46,8 @@ A lost fragment is looked up in the reading:
 Ordered-list numbers are reader text here (SPEC §3.2), a raw HTML line in Markdown hides later
 Markdown only when the element it opens hides its content, and a comment or declaration line never
 closed (``<!--``, ``<?``) hides nothing after it.
+
+Why one module of this size: it is one report (``lexbench audit-projection``): per item, the reference fragments an answer holds but its projection loses, with the explanations it can give.
 """
 
 from __future__ import annotations

@@ -21,6 +21,8 @@ everything else back to ``project_markdown`` itself:
 The result is equal, block for block (kind, level, text, links, strong spans, quoted), to
 ``project_markdown``; ``tests/scoring/test_fastpath.py`` checks that differentially over the demo
 suite, the real corpus and generated Markdown.
+
+Why one module of this size: it is one single-pass scanner (a state machine over the answer's lines) whose states share every helper; split, each part would need the others' state.
 """
 
 from __future__ import annotations

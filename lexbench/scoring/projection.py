@@ -4,6 +4,8 @@ The projection is what a reader would see: visible text only, decoration dropped
 (headings, paragraphs, list items, quotes, code blocks, table cells). Coverage is measured on the
 normalised ``Projection.text`` (normalised piece by piece, :meth:`Projection.pieces`); the title rule (SPEC §3.3) looks at individual blocks; link targets are kept
 apart in ``Block.links`` for link checks. The choice of path by format is :func:`lexbench.scoring.view.project`.
+
+Why one module of this size: it is the one reading rule (SPEC §3.2) applied to HTML and to Markdown; the two walkers share the visibility, list-marker and table rules, and a reader of the rule should find it in one place.
 """
 
 from __future__ import annotations

@@ -16,6 +16,8 @@ de-duplication by source record id, else by author and text (comments) or by lin
 Cost is linear in the answer: each unit is classified a bounded number of times, each selector match
 walks up to its record once, and article-text checks use a set of reference windows, never a scan
 of the reference per record.
+
+Why one module of this size: comment and post records (SPEC §3.5–§3.6) share one record model, one ownership check and one label normalisation across HTML, Markdown and text; splitting by format would split the rule.
 """
 
 from __future__ import annotations

@@ -25,7 +25,7 @@ import pytest
 
 from lexbench.dataset.checks import verify_inputs
 from lexbench.dataset.suite import Suite, load_suite, registry_for
-from lexbench.evals.controls import own_contract_answer, rejected_controls
+from lexbench.evals.articles import own_contract_answer, rejected_controls
 from lexbench.providers import build_provider, load_config
 from lexbench.providers.guard import NetworkGuard
 from lexbench.providers.local import decode_text

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from lexbench.evals.controls import own_contract_answer, rejected_controls
+from lexbench.evals.articles import own_contract_answer, rejected_controls
 from lexbench.scoring import evaluate_response
 from lexbench.verdict import Component, Outcome
 from tests.scoring.factories import comments_html, html_page, make_case, make_comment_case, make_post_case, posts_html
