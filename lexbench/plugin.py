@@ -458,14 +458,14 @@ class CaseItem(pytest.Item):
         policy = state.policy
         # The backstop leaves room for every attempt and for scoring's own wall-time budget, so that a
         # scorer limit is recorded as one (with the answer) rather than the item being killed.
-        from lexbench.scoring.budget import DEFAULT_BUDGET
+        from lexbench.scoring.budget import DEFAULT_BUDGET  # the scorer loads with the first item, not with pytest
 
         calls_s = (policy.retries + 1) * (policy.timeout_s + policy.grace_s)
         self.add_marker(pytest.mark.timeout(calls_s + DEFAULT_BUDGET.wall_s + BACKSTOP_MARGIN))
 
     def runtest(self) -> None:
         result = self._call()
-        from lexbench.scoring.budget import score_within_budget
+        from lexbench.scoring.budget import score_within_budget  # loaded by then; kept local like the one above
 
         # Score what the provider answered; redact what is written or shown (SPEC §5): a verdict's
         # explanation and evidence may quote the answer. Scoring runs under its time and memory budget.
