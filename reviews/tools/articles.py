@@ -42,7 +42,8 @@ from lexbench.dataset.evidence import UPSTREAM, upstream_path  # noqa: E402
 from lexbench.dataset.selection import STRATA, select  # noqa: E402
 
 CORPUS = ROOT.parent / "shared" / "corpus"
-CARRIED = ROOT / "reviews" / "comments-real"
+COHORT = ROOT / "cases" / "articles" / "cohort.json"
+CARRIED_ORIGIN = "(carried from the reviewed comments-real suite, revision 2)"
 FORMAT_OF = {"dragnet": "dragnet", "scrapinghub-aeb": "scrapinghub-aeb", "magic-html-bench": "magic-html-bench",
              "trafilatura-eval": "trafilatura-eval", "harvest-forums": "harvest-forums"}
 OBSERVED = "2026-12-01"
@@ -76,8 +77,11 @@ def _sha(path: Path) -> str:
 
 
 def carried_keys() -> dict[str, set[str]]:
-    sources = json.loads((CARRIED / "sources.json").read_text(encoding="utf-8"))
-    return {"dragnet": {Path(entry["capture"]).name.removesuffix(".html.gz") for entry in sources["cases"].values()}}
+    """The dragnet pages folded in from the earlier comments-real review (cohort candidates 001-012), which
+    the selection leaves out of its dragnet stratum."""
+    cohort = json.loads(COHORT.read_text(encoding="utf-8"))
+    return {"dragnet": {c["source"].split(":", 1)[1].split(" ", 1)[0] for c in cohort["candidates"]
+                        if (c.get("source") or "").endswith(CARRIED_ORIGIN)}}
 
 
 def picks(reserves: int) -> list[Any]:
@@ -358,7 +362,7 @@ def assemble(packets_dir: Path, out: Path, evidence: Path, blind: Path | None = 
         if meta.get("rank") is not None:
             origin += f" (stratum {meta['stratum']}, rank {meta['rank']})"
         elif meta.get("stratum"):
-            origin += " (carried from the reviewed comments-real suite, revision 2)"
+            origin += " " + CARRIED_ORIGIN
         if review.get("decision") == "approve":
             rule, entry, reference, capture = build(case_dir, review)
             if rule.kind is not CaseKind.FIXED_ARTICLE:
