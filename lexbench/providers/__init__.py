@@ -24,12 +24,8 @@ from typing import TYPE_CHECKING, Any
 
 from lexbench.errors import ConfigError
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # only the annotations need it; the public names load through __getattr__ below
     from lexbench.providers.base import Provider
-    from lexbench.providers.build import build_provider, default_config, load_config
-    from lexbench.providers.call import FetchError
-    from lexbench.providers.config import ProviderConfig, ProviderSpec
-    from lexbench.providers.policy import RuntimePolicy, call_provider
 
 
 class ProviderRegistry(Mapping[str, "type[Provider]"]):
