@@ -18,7 +18,7 @@ from lexbench.dataset.bindings import (
     build_catalog, build_source_inputs, build_tasks, dataset_id, definition_sha256, generate_bindings,
 )
 from lexbench.dataset.case import Dataset
-from lexbench.dataset.cohort import COHORT_NAME, inventory_problems, load_cohort
+from lexbench.dataset.cohort import COHORT_NAME, Cohort, inventory_problems, load_cohort
 from lexbench.dataset.compile import dump_json, evidence_bindings, load_dataset, load_rules, sha256_bytes
 from lexbench.errors import RulesError
 from lexbench.jsonfile import InvalidJson, decode_json, read_json, read_regular_file
@@ -278,18 +278,14 @@ def check_authoring(root: Path, dataset: Dataset | None = None) -> list[str]:
                     )
             problems += _case_list_problems("rules.json", [r.id for r in rules.cases], [c.id for c in dataset.cases],
                                             "dataset.json")
-    if (root / COHORT_NAME).is_file():
-        try:
-            cohort = load_cohort(root / COHORT_NAME)
-        except RulesError as exc:
-            problems.append(str(exc))
-        else:
-            if (cohort.suite, cohort.revision) != (dataset.suite.id, dataset.suite.revision):
-                problems.append(
-                    f"cohort.json is for {cohort.suite} revision {cohort.revision}, dataset.json for "
-                    f"{dataset.suite.id} revision {dataset.suite.revision}"
-                )
-            problems += inventory_problems([c.id for c in dataset.cases], cohort, source=DATASET_NAME)
+    cohort = _cohort_or_problem(root, problems)
+    if cohort is not None:
+        if (cohort.suite, cohort.revision) != (dataset.suite.id, dataset.suite.revision):
+            problems.append(
+                f"cohort.json is for {cohort.suite} revision {cohort.revision}, dataset.json for "
+                f"{dataset.suite.id} revision {dataset.suite.revision}"
+            )
+        problems += inventory_problems([c.id for c in dataset.cases], cohort, source=DATASET_NAME)
     return problems
 
 
@@ -352,15 +348,24 @@ def validate_without_dataset(root: Path, *, registry: Path | None, committed: bo
     if registry is not None and len(committed_files) == len(BINDING_FILES):
         problems += _registry_problems(root, registry, projected, committed_files, committed)
     if (root / COHORT_NAME).is_file():
-        try:
-            cohort = load_cohort(root / COHORT_NAME)
-        except RulesError as exc:
-            problems.append(str(exc))
-        else:
+        cohort = _cohort_or_problem(root, problems)
+        if cohort is not None:
             problems += inventory_problems([rule.id for rule in rules.cases], cohort, source="rules.json")
     elif committed:
         problems.append(f"{COHORT_NAME}: missing; a committed suite keeps its candidates and history in one")
     return problems
+
+
+def _cohort_or_problem(root: Path, problems: list[str]) -> Cohort | None:
+    """The suite's ``cohort.json``, or ``None`` when it is absent or invalid (then its error is added to
+    ``problems``)."""
+    if not (root / COHORT_NAME).is_file():
+        return None
+    try:
+        return load_cohort(root / COHORT_NAME)
+    except RulesError as exc:
+        problems.append(str(exc))
+        return None
 
 
 def verify_inputs(root: Path, source: Path, *, evidence_home: Path | None = None,
