@@ -17,12 +17,11 @@ import lxml.etree
 import lxml.html
 
 from lexbench.answer import ProviderResult, ResultMetadata
-from lexbench.charsets import decode_page
 from lexbench.dataset.case import Case, CaseKind, CaseRule
 from lexbench.dataset.compile import check_segmentation
-from lexbench.dataset.importers.common import detect_charset
 from lexbench.dataset.segment import auto_regions
 from lexbench.errors import RulesError
+from lexbench.providers.http import decode_text
 from lexbench.evals.controls import ending_lines
 from lexbench.scoring import evaluate_response
 from lexbench.text import label_normalise, normalise
@@ -49,10 +48,9 @@ _XML_DECLARATION = re.compile(r"\A\ufeff?\s*<\?xml\s[^>]*\?>")
 
 
 def capture_html(rule: CaseRule, capture: bytes) -> str:
-    """The capture decoded as its rule's content type says (undecodable bytes become U+FFFD), without
+    """The capture decoded as a browser would with its rule's content type (:func:`decode_text`), without
     an XML declaration (lxml refuses one in decoded text)."""
-    label = rule.capture.content_type.partition("charset=")[2] or detect_charset(capture).served
-    return _XML_DECLARATION.sub("", decode_page(capture, label)[0], count=1)
+    return _XML_DECLARATION.sub("", decode_text(capture, rule.capture.content_type), count=1)
 
 
 # --- a reviewed case's own contract, and each part of it removed (REVIEW.md, issue 17) -----------------
