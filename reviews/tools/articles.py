@@ -34,10 +34,8 @@ from lexbench.dataset.case import (  # noqa: E402
 from lexbench.dataset.compile import bind_reference, sha256_bytes  # noqa: E402
 from lexbench.dataset.importers import FORMATS, build_rule  # noqa: E402
 from lexbench.dataset.importers.common import Page, detect_charset, read_index  # noqa: E402
-from lexbench.charsets import decode_page  # noqa: E402
-from lexbench.dataset.importers.html_text import html_lines, visible_text  # noqa: E402
-from lexbench.dataset.importers.reviewed import COMMENTS_DELIMITER  # noqa: E402
-from lexbench.dataset.segment import split_paragraphs  # noqa: E402
+from lexbench.dataset.importers.html_text import visible_text  # noqa: E402
+from lexbench.dataset.importers.reviewed import COMMENTS_DELIMITER, derive_reference  # noqa: E402
 from lexbench.dataset.evidence import UPSTREAM, upstream_path  # noqa: E402
 from lexbench.dataset.selection import STRATA, select  # noqa: E402
 
@@ -168,20 +166,9 @@ def source_files(source: str, key: str, page: Any) -> dict[str, Any]:
 
 
 def reference_lines_of(entry: dict[str, Any], capture: bytes) -> list[str]:
-    """The reference paragraph lines a sources.json entry names (before any ``lines`` cut)."""
-    spec = entry["reference"]
-    if spec is None:
-        return []
-    if spec.get("from") == "capture":
-        return html_lines(decode_page(capture, detect_charset(capture).served)[0])
-    text = _read(CORPUS / spec["file"]).decode("utf-8")
-    if spec.get("part") == "before_comments":
-        text = COMMENTS_DELIMITER.split(text, maxsplit=1)[0]
-        return split_paragraphs(text)
-    if spec.get("field"):
-        value = json.loads(text)[spec["key"]][spec["field"]]
-        return split_paragraphs(value)
-    return split_paragraphs(text)
+    """The reference paragraph lines a sources.json entry names, derived as fetch-evidence derives them
+    (its ``lines`` cut applied when set)."""
+    return derive_reference(entry["reference"], lambda path: _read(CORPUS / path), capture)
 
 
 def packets(into: Path, reserves: int, *, more: list[str] | None = None, start: int | None = None) -> None:
@@ -249,11 +236,7 @@ def build(case_dir: Path, review: dict[str, Any]) -> tuple[CaseRule, dict[str, A
     reference = None
     if entry["reference"] is not None and kind is CaseKind.FIXED_ARTICLE:
         entry["reference"]["lines"] = review.get("lines")
-        lines = reference_lines_of(entry, capture)
-        if review.get("lines"):
-            first, last = review["lines"]
-            lines = lines[first - 1:last]
-        reference = "\n".join(lines)
+        reference = "\n".join(reference_lines_of(entry, capture))
         body = BodyRule(
             contract_version=4, segmentation_version=3,
             reference=bind_reference(reference, f"references/{case_id}.txt"),
