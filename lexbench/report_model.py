@@ -427,6 +427,7 @@ def signed_pct(value: float) -> str:
 
 
 def tokens_text(value: float | None) -> str:
+    """A median token count with thousands separators (``–`` for ``None``)."""
     return "–" if value is None else f"{value:,.0f}"
 
 
