@@ -1,0 +1,167 @@
+"""Per-process benchmark state: the selected suite, providers, replay server and run (SPEC §1, §3)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+
+from lexbench.dataset.case import Case
+from lexbench.dataset.suite import Suite, load_suite
+from lexbench.errors import LexbenchError
+from lexbench.providers import PROVIDER_TYPES, Provider, ProviderConfig, ProviderSpec, RuntimePolicy, build_provider, default_config, load_config
+from lexbench.providers.credentials import Redactor
+from lexbench.providers.guard import NetworkGuard
+from lexbench.replay import ReplayServer, public_url_for
+from lexbench.run.replay_check import replay_problem
+from lexbench.run.row import RowContext
+from lexbench.run.session import RunSession
+from lexbench.shard import Shard
+
+
+@dataclass
+class BenchState:
+    """Per-process benchmark state, kept in ``config.stash``."""
+
+    config: pytest.Config
+    provider_config: ProviderConfig
+    provider_config_path: Path | None
+    specs: dict[str, ProviderSpec]
+    policy: RuntimePolicy
+    run_dir: Path | None = None
+    session: RunSession | None = None  # controller: the run it records (lexbench.run.session)
+    suite: Suite | None = None
+    providers: dict[str, Provider] = field(default_factory=dict)
+    replay: ReplayServer | None = None
+    replay_suspect: bool = False  # its last probe failed: probe again before each call until one succeeds
+    shard: Shard | None = None
+    completed: frozenset[str] = frozenset()
+    configuration_sha256: str | None = None
+    dataset_sha256: str | None = None
+    worker_cpus: list[int] | None = None  # controller: the CPU of each xdist worker, by index (None: not pinned)
+    replay_prefix: str = ""  # this run's unguessable path prefix under --replay-public-url (one for all workers)
+
+    @property
+    def is_worker(self) -> bool:
+        return hasattr(self.config, "workerinput")
+
+    @property
+    def provider_names(self) -> list[str]:
+        return list(self.specs)
+
+    @property
+    def live(self) -> bool:
+        return bool(self.config.getoption("live"))
+
+    def get_suite(self) -> Suite:
+        """The ``--suite``, loaded once per process. A worker loads the dataset its controller checked
+        (the same sha256) without checking its bindings again."""
+        if self.suite is None:
+            self.suite = load_suite(self.config.getoption("suite"),
+                                    validated_sha256=self.dataset_sha256 if self.is_worker else None)
+        return self.suite
+
+    def provider_type(self, name: str) -> type[Provider]:
+        return PROVIDER_TYPES[self.specs[name].type]
+
+    def get_provider(self, name: str) -> Provider:
+        """Build ``name`` once per process. The guard's only exemption is the replay server's own
+        address, so in replay mode the server is started first."""
+        if name not in self.providers:
+            exempt = []
+            if self.provider_type(name).needs_network and not self.live:
+                address = urlsplit(self._replay().base_url)
+                exempt.append((address.hostname, address.port))
+            provider = build_provider(
+                self.specs[name], guard=NetworkGuard.allowing(*exempt), policy=self.policy,
+                debug_dir=self.run_dir / "debug" if self.run_dir else None)
+            bind = getattr(provider, "bind_captures", None)
+            if bind is not None:  # the control answers record contracts with the verified capture
+                suite = self.get_suite()
+                bind({c.id: (suite.captures[c.id], c.capture.content_type) for c in suite.cases})
+            self.providers[name] = provider  # only once bound: a failed bind is retried by the next item
+        return self.providers[name]
+
+    def redactor(self, name: str) -> Redactor:
+        """The redactor for provider ``name``'s credentials as they are now (its ``not_secret``
+        identifiers excepted), built from its configuration whether or not it was called."""
+        return Redactor.from_environment(self.specs[name].secret_variables())
+
+    def _replay(self) -> ReplayServer:
+        if self.replay is None:
+            suite = self.get_suite()
+            self.replay = ReplayServer(
+                {c.id: (suite.captures[c.id], c.capture.content_type) for c in suite.cases}
+            ).start()
+        return self.replay
+
+    @property
+    def public_replay(self) -> str | None:
+        """``--replay-public-url`` in replay mode, else ``None``."""
+        return None if self.live else self.config.getoption("replay_public_url")
+
+    def target_url(self, case: Case) -> str:
+        if self.live:
+            return case.url
+        return self._replay().url_for(case.id)
+
+    def public_target_url(self, case: Case, provider: str) -> str | None:
+        """The frozen page's URL under ``--replay-public-url`` for a hosted ``provider``, else ``None``."""
+        if not self.public_replay or self.provider_type(provider).reaches_loopback:
+            return None
+        return public_url_for(self.public_replay, self.replay_prefix, provider, case.id)
+
+    def cannot_reach_replay(self, name: str) -> bool:
+        """Whether provider ``name`` is a hosted service in replay mode without ``--replay-public-url``: it
+        cannot fetch the loopback replay server, so its items are never called (and it is never built)."""
+        provider_type = self.provider_type(name)
+        return (provider_type.needs_network and not provider_type.reaches_loopback and not self.live
+                and not self.public_replay)
+
+    def replay_down(self, *, probe: bool) -> str | None:
+        """Why the replay server cannot serve pages now (replay mode, once started), else ``None``
+        (:func:`lexbench.run.replay_check.replay_problem`)."""
+        if self.live or self.replay is None:
+            return None
+        problem, self.replay_suspect = replay_problem(self.replay, probe=probe, suspect=self.replay_suspect)
+        return problem
+
+    def row_context(self, provider: str, suite: str) -> RowContext:
+        """What every row of ``provider`` carries besides its case, in this process."""
+        return RowContext(suite=suite, provider=provider, output_contract=self.specs[provider].output_contract,
+                          dataset_sha256=self.dataset_sha256, configuration_sha256=self.configuration_sha256)
+
+
+STATE = pytest.StashKey[BenchState]()
+
+
+def benchmark_requested(config: pytest.Config) -> bool:
+    cases_dir = (config.rootpath / "cases").resolve()
+    for arg in config.args:
+        path = Path(arg.split("::", 1)[0])
+        path = (path if path.is_absolute() else config.invocation_params.dir / path).resolve()
+        if path == cases_dir or cases_dir in path.parents:
+            return True
+    return False
+
+
+def provider_config_of(config: pytest.Config) -> tuple[ProviderConfig, Path | None]:
+    workerinput = getattr(config, "workerinput", None)
+    option = workerinput.get("lexbench_provider_config") if workerinput else config.getoption("provider_config")
+    if not option:
+        return default_config(), None
+    path = Path(option)
+    path = path if path.is_absolute() else (config.invocation_params.dir / path).resolve()
+    try:
+        return load_config(path), path
+    except LexbenchError as exc:
+        raise pytest.UsageError(f"--provider-config: {exc}") from None
+
+
+def runtime_policy_of(config: pytest.Config) -> RuntimePolicy:
+    try:
+        return RuntimePolicy(timeout_s=config.getoption("fetch_timeout"), retries=config.getoption("retries"))
+    except ValueError as exc:
+        raise pytest.UsageError(f"--fetch-timeout/--retries: {exc}") from None
