@@ -79,9 +79,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--resume", default=None, metavar="RUN_DIR",
                     help="continue the run in RUN_DIR: run only the items without a recorded result, with the same "
                          "suite, providers and settings; give it as --resume=RUN_DIR")
-    group.addoption("--shard", default=None, metavar="K/N",
-                    help="run only shard K of N (a deterministic, balanced share of the items); combine the shards "
-                         "with lexbench report --merge")
+    group.addoption("--shard", default=None, metavar="K/N|auto",
+                    help="run only shard K of N (a deterministic, balanced share of the items); 'auto' reads K and N "
+                         "from a Kubernetes Indexed Job, GitLab CI, CircleCI, Buildkite or LEXBENCH_SHARD_INDEX/"
+                         "LEXBENCH_SHARD_COUNT; combine the shards with lexbench report --merge")
     group.addoption("--measure-only", action="store_true",
                     help="record scored evidence (results.jsonl, responses/, manifest) without building a report; "
                          "never certifies")
@@ -291,7 +292,7 @@ def _open_run(state: BenchState, suite: Suite) -> None:
     config = state.config
     if config.getoption("shard"):
         try:
-            state.shard = Shard.parse(config.getoption("shard"))
+            state.shard = Shard.from_option(config.getoption("shard"), os.environ)
         except ValueError as exc:
             raise pytest.UsageError(str(exc)) from None
     request = RunRequest(

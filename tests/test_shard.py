@@ -1,10 +1,12 @@
-"""``--shard=K/N`` deals every item to exactly one shard, evenly, with providers mixed (SPEC §6)."""
+"""``--shard=K/N`` deals every item to exactly one shard, evenly, with providers mixed; ``--shard=auto``
+reads the shard from the engine's environment, refusing what it cannot read (SPEC §6)."""
 
+import re
 from collections import Counter
 
 import pytest
 
-from lexbench.shard import Shard, shard_of
+from lexbench.shard import ENGINES, Shard, shard_of
 
 
 @pytest.mark.parametrize(("cases", "providers", "count"), [(13, 4, 2), (13, 4, 4), (181, 4, 3), (5, 3, 7), (1, 1, 1)])
@@ -40,3 +42,90 @@ def test_bad_specs_say_the_accepted_form(text):
 
 def test_parse_round_trips():
     assert str(Shard.parse(" 2 / 5 ")) == "2/5"
+
+
+# --shard=auto: each engine's documented variables, and each way they can be wrong.
+
+@pytest.mark.parametrize(("environ", "expected", "source"), [
+    ({"JOB_COMPLETION_INDEX": "0", "LEXBENCH_SHARD_COUNT": "3"}, "1/3",
+     "JOB_COMPLETION_INDEX=0, LEXBENCH_SHARD_COUNT=3 (Kubernetes Indexed Job)"),
+    ({"JOB_COMPLETION_INDEX": "2", "LEXBENCH_SHARD_COUNT": "3"}, "3/3", None),
+    ({"CI_NODE_INDEX": "1", "CI_NODE_TOTAL": "4"}, "1/4", "CI_NODE_INDEX=1, CI_NODE_TOTAL=4 (GitLab CI)"),
+    ({"CI_NODE_INDEX": "4", "CI_NODE_TOTAL": "4"}, "4/4", None),
+    ({"CIRCLE_NODE_INDEX": "0", "CIRCLE_NODE_TOTAL": "2"}, "1/2", None),
+    ({"CIRCLE_NODE_INDEX": "1", "CIRCLE_NODE_TOTAL": "2"}, "2/2", "CIRCLE_NODE_INDEX=1, CIRCLE_NODE_TOTAL=2 (CircleCI)"),
+    ({"BUILDKITE_PARALLEL_JOB": "4", "BUILDKITE_PARALLEL_JOB_COUNT": "5"}, "5/5", None),
+    ({"BUILDKITE_PARALLEL_JOB": "0", "BUILDKITE_PARALLEL_JOB_COUNT": "1"}, "1/1", None),
+    ({"LEXBENCH_SHARD_INDEX": "2", "LEXBENCH_SHARD_COUNT": "3"}, "2/3",
+     "LEXBENCH_SHARD_INDEX=2, LEXBENCH_SHARD_COUNT=3 (lexbench)"),
+    # GitLab sets CI_NODE_TOTAL=1 on every job without parallel:; it does not hide another engine.
+    ({"CI_NODE_TOTAL": "1", "CIRCLE_NODE_INDEX": "2", "CIRCLE_NODE_TOTAL": "3"}, "3/3", None),
+    ({"JOB_COMPLETION_INDEX": " 1 ", "LEXBENCH_SHARD_COUNT": "3"}, "2/3", None),
+])
+def test_auto_reads_each_engine_with_its_own_first_index(environ, expected, source):
+    shard = Shard.from_option("auto", environ)
+    assert str(shard) == expected
+    if source:
+        assert shard.source == source
+
+
+def test_engines_that_agree_are_all_named():
+    shard = Shard.from_option("auto", {"JOB_COMPLETION_INDEX": "1", "LEXBENCH_SHARD_INDEX": "2",
+                                       "LEXBENCH_SHARD_COUNT": "3"})
+    assert str(shard) == "2/3" and "JOB_COMPLETION_INDEX=1" in shard.source and "LEXBENCH_SHARD_INDEX=2" in shard.source
+
+
+def test_an_explicit_shard_ignores_the_environment_and_says_so():
+    shard = Shard.from_option("2/3", {"CI_NODE_INDEX": "1", "CI_NODE_TOTAL": "3"})
+    assert str(shard) == "2/3" and shard.source == "--shard=2/3"
+    assert shard == Shard(2, 3)  # the source takes no part in equality
+
+
+@pytest.mark.parametrize("environ", [{}, {"CI_NODE_TOTAL": "1"}, {"LEXBENCH_SHARD_COUNT": "3"}])
+def test_auto_without_variables_names_every_variable_it_looked_for(environ):
+    with pytest.raises(ValueError) as caught:
+        Shard.from_option("auto", environ)
+    message = str(caught.value)
+    assert message.startswith("--shard=auto: no shard in the environment") and "--shard=K/N" in message
+    for engine in ENGINES:
+        assert engine.index_variable in message and engine.count_variable in message
+    for name in environ:
+        assert f"{name} set, but no index beside it" in message
+
+
+@pytest.mark.parametrize(("environ", "problem"), [
+    ({"JOB_COMPLETION_INDEX": "3", "LEXBENCH_SHARD_COUNT": "3"},
+     "JOB_COMPLETION_INDEX=3 is outside 0..2 (LEXBENCH_SHARD_COUNT=3; Kubernetes Indexed Job counts from 0)"),
+    ({"CI_NODE_INDEX": "0", "CI_NODE_TOTAL": "3"}, "CI_NODE_INDEX=0 is outside 1..3 (CI_NODE_TOTAL=3; GitLab CI counts from 1)"),
+    ({"LEXBENCH_SHARD_INDEX": "0", "LEXBENCH_SHARD_COUNT": "2"}, "LEXBENCH_SHARD_INDEX=0 is outside 1..2"),
+    ({"BUILDKITE_PARALLEL_JOB": "0", "BUILDKITE_PARALLEL_JOB_COUNT": "0"}, "BUILDKITE_PARALLEL_JOB_COUNT=0 (Buildkite): at least 1"),
+])
+def test_an_index_out_of_range_is_refused_with_the_range(environ, problem):
+    with pytest.raises(ValueError, match=re.escape(problem)):
+        Shard.from_option("auto", environ)
+
+
+@pytest.mark.parametrize(("environ", "problem"), [
+    ({"CIRCLE_NODE_INDEX": "one", "CIRCLE_NODE_TOTAL": "2"}, "CIRCLE_NODE_INDEX='one' is not a whole number"),
+    ({"CI_NODE_INDEX": "1", "CI_NODE_TOTAL": "2.0"}, "CI_NODE_TOTAL='2.0' is not a whole number (GitLab CI)"),
+    ({"LEXBENCH_SHARD_INDEX": "", "LEXBENCH_SHARD_COUNT": "2"}, "LEXBENCH_SHARD_INDEX='' is not a whole number"),
+    ({"JOB_COMPLETION_INDEX": "-1", "LEXBENCH_SHARD_COUNT": "2"}, "JOB_COMPLETION_INDEX='-1' is not a whole number"),
+    ({"BUILDKITE_PARALLEL_JOB": "²", "BUILDKITE_PARALLEL_JOB_COUNT": "3"}, "BUILDKITE_PARALLEL_JOB='²' is not"),
+])
+def test_a_value_that_is_not_a_whole_number_is_refused(environ, problem):
+    with pytest.raises(ValueError, match=re.escape(problem)):
+        Shard.from_option("auto", environ)
+
+
+def test_an_index_without_its_count_names_the_missing_variable():
+    with pytest.raises(ValueError, match="JOB_COMPLETION_INDEX='1' is set .* but LEXBENCH_SHARD_COUNT is not"):
+        Shard.from_option("auto", {"JOB_COMPLETION_INDEX": "1"})
+
+
+def test_two_engines_that_disagree_are_refused_naming_both():
+    with pytest.raises(ValueError) as caught:
+        Shard.from_option("auto", {"JOB_COMPLETION_INDEX": "0", "LEXBENCH_SHARD_COUNT": "3",
+                                   "CIRCLE_NODE_INDEX": "1", "CIRCLE_NODE_TOTAL": "4"})
+    message = str(caught.value)
+    assert "names different shards" in message
+    assert "(Kubernetes Indexed Job) says shard 1/3" in message and "(CircleCI) says shard 2/4" in message
