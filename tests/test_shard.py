@@ -1,11 +1,18 @@
 """``--shard=K/N`` deals every item to exactly one shard, evenly, with providers mixed; ``--shard=auto``
 reads the shard from the engine's environment, refusing what it cannot read (SPEC §6)."""
 
+import json
+import os
 import re
+import shutil
+import subprocess
+import sys
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
+from lexbench.cli import main as lexbench
 from lexbench.shard import ENGINES, Shard, shard_of
 
 
@@ -129,3 +136,73 @@ def test_two_engines_that_disagree_are_refused_naming_both():
     message = str(caught.value)
     assert "names different shards" in message
     assert "(Kubernetes Indexed Job) says shard 1/3" in message and "(CircleCI) says shard 2/4" in message
+
+
+REPO = Path(__file__).resolve().parents[1]
+TIMING = ("latency_s", "latency_p50_s", "latency_p95_s", "latency_max_s")
+"""Wall-clock figures: the only row and report fields two runs over the same items may differ in."""
+
+
+def without_timing(value):
+    """``value`` (rows or report.json) with every wall-clock figure removed, at any depth."""
+    if isinstance(value, dict):
+        return {key: without_timing(item) for key, item in value.items() if key not in TIMING}
+    if isinstance(value, list):
+        return [without_timing(item) for item in value]
+    return value
+
+
+def rows_of(run_dir: Path) -> dict[str, dict]:
+    rows = [json.loads(line) for line in (run_dir / "results.jsonl").read_text().splitlines()]
+    return {f"{row['case']}[{row['provider']}]": row for row in rows}
+
+
+@pytest.mark.slow  # starts four pytest processes
+def test_three_auto_shards_merge_into_the_unsharded_demo_run(tmp_path):
+    """Three processes, each told its shard only by one engine's variables, merge into the unsharded run.
+
+    Legitimately different, and excluded: wall-clock figures (each row's ``latency_s`` and its attempts',
+    the report's latency percentiles) and the manifests' own facts (times, argv, sessions, shard fields,
+    ``merged_from``). Everything else — rows, saved answers, leaderboards, comparisons, breakdowns — must
+    be equal, and the merged rows under the unsharded run's manifest must give the merged report's bytes."""
+    engines = [{"JOB_COMPLETION_INDEX": "0", "LEXBENCH_SHARD_COUNT": "3"},  # Kubernetes counts from 0
+               {"CI_NODE_INDEX": "2", "CI_NODE_TOTAL": "3"},                # GitLab from 1
+               {"BUILDKITE_PARALLEL_JOB": "2", "BUILDKITE_PARALLEL_JOB_COUNT": "3"}]
+    clean = {name: value for name, value in os.environ.items()
+             if name not in {v for e in ENGINES for v in (e.index_variable, e.count_variable)}}
+    whole, shards = tmp_path / "whole", [tmp_path / f"shard-{k}" for k in (1, 2, 3)]
+
+    def pytest_run(run_dir: Path, *extra: str, environ=None) -> tuple[subprocess.Popen, Path]:
+        log = tmp_path / f"{run_dir.name}.log"  # a file, not a pipe: a process never blocks on unread output
+        with open(log, "w") as output:
+            return subprocess.Popen([sys.executable, "-m", "pytest", "--suite=demo", f"--run-dir={run_dir}", "-q",
+                                     "-n", "0", *extra], cwd=REPO, env={**clean, **(environ or {})}, stdout=output,
+                                    stderr=subprocess.STDOUT), log
+
+    processes = [pytest_run(whole)] + [pytest_run(d, "--shard=auto", environ=e) for d, e in zip(shards, engines)]
+    for process, log in processes:  # all four run at once, as on four machines
+        process.wait(timeout=900)
+        assert process.returncode in (0, 1), log.read_text()[-2000:]  # 1: the demo's failing providers
+
+    for k, (run_dir, name) in enumerate(zip(shards, ("Kubernetes Indexed Job", "GitLab CI", "Buildkite")), 1):
+        run = json.loads((run_dir / "manifest.json").read_text())["run"]
+        assert run["shard"] == f"{k}/3" and run["shard_source"].endswith(f"({name})")
+    parts = [set(rows_of(d)) for d in shards]
+    assert sum(map(len, parts)) == len(set().union(*parts)) == len(rows_of(whole)) > 0
+    assert min(map(len, parts)) > 0
+
+    merged = tmp_path / "merged"
+    assert lexbench(["report", "--merge", *map(str, shards), "--output", str(merged)]) == 0
+    assert {k: without_timing(r) for k, r in rows_of(merged).items()} == \
+        {k: without_timing(r) for k, r in rows_of(whole).items()}
+    assert sorted(p.name for p in (merged / "responses").iterdir()) == sorted(p.name for p in (whole / "responses").iterdir())
+    merged_report, whole_report = (json.loads((d / "report.json").read_text()) for d in (merged, whole))
+    assert merged_report["leaderboards"] and without_timing(merged_report) == without_timing(whole_report)
+
+    # The unsharded run's manifest over the merged rows reports the merged run's bytes.
+    same = tmp_path / "same"
+    shutil.copytree(whole, same)
+    shutil.copy(merged / "results.jsonl", same / "results.jsonl")
+    assert lexbench(["report", str(same)]) == 0
+    for name in ("report.md", "report.html", "report.json"):
+        assert (same / name).read_bytes() == (merged / name).read_bytes(), name
