@@ -98,25 +98,32 @@ INDEX_VARIABLE = "LEXBENCH_SHARD_INDEX"
 gives jobs no index of its own, such as a GitHub Actions matrix (``${{ matrix.shard }}``)."""
 
 ENGINES: tuple[Engine, ...] = (
-    # kubernetes.io/docs/tasks/job/indexed-parallel-processing-static: an Indexed Job's pods get
-    # JOB_COMPLETION_INDEX, 0 .. spec.completions - 1; the count is not in the pod's environment.
     Engine("Kubernetes Indexed Job", "JOB_COMPLETION_INDEX", COUNT_VARIABLE, 0,
            f"a Job with completionMode: Indexed and env {COUNT_VARIABLE} equal to its spec.completions"),
-    # docs.gitlab.com/ci/variables/predefined_variables: with `parallel:`, CI_NODE_INDEX is 1-based
-    # and CI_NODE_TOTAL the job count (CI_NODE_TOTAL is 1 and CI_NODE_INDEX unset without it).
     Engine("GitLab CI", "CI_NODE_INDEX", "CI_NODE_TOTAL", 1, "a job with parallel: N"),
-    # circleci.com/docs/variables: with `parallelism:`, CIRCLE_NODE_INDEX runs 0 .. CIRCLE_NODE_TOTAL - 1.
     Engine("CircleCI", "CIRCLE_NODE_INDEX", "CIRCLE_NODE_TOTAL", 0, "a job with parallelism: N"),
-    # buildkite.com/docs/pipelines/environment-variables (and docs/tutorials/parallel-builds): with
-    # `parallelism:`, BUILDKITE_PARALLEL_JOB counts from 0 and BUILDKITE_PARALLEL_JOB_COUNT is the total.
     Engine("Buildkite", "BUILDKITE_PARALLEL_JOB", "BUILDKITE_PARALLEL_JOB_COUNT", 0, "a step with parallelism: N"),
-    # GitHub Actions sets no such variable (docs.github.com/actions/reference/workflows-and-actions/contexts:
-    # strategy.job-index and strategy.job-total are expression contexts only); a matrix job sets this pair.
     Engine("lexbench", INDEX_VARIABLE, COUNT_VARIABLE, 1,
            f"any engine, e.g. a GitHub Actions matrix job with env {INDEX_VARIABLE}: ${{{{ matrix.shard }}}} "
            f"and {COUNT_VARIABLE}: ${{{{ strategy.job-total }}}}"),
 )
-"""The engines ``--shard=auto`` knows, in the order their variables are looked up."""
+"""The engines ``--shard=auto`` knows, in the order their variables are looked up, as each documents them:
+
+- Kubernetes Indexed Job (kubernetes.io/docs/tasks/job/indexed-parallel-processing-static): the Job
+  controller gives each pod ``JOB_COMPLETION_INDEX``, ``0 .. spec.completions - 1``. The count is not in
+  the pod's environment, so the Job's manifest sets :data:`COUNT_VARIABLE` to ``spec.completions``.
+- GitLab CI, ``parallel: N`` (docs.gitlab.com/ci/variables/predefined_variables): ``CI_NODE_INDEX``
+  ``1 .. N`` and ``CI_NODE_TOTAL`` ``N``; a job without ``parallel:`` has ``CI_NODE_TOTAL=1`` and no index.
+- CircleCI, ``parallelism: N`` (circleci.com/docs/variables): ``CIRCLE_NODE_INDEX`` ``0 .. N - 1`` and
+  ``CIRCLE_NODE_TOTAL`` ``N``.
+- Buildkite, ``parallelism: N`` (buildkite.com/docs/pipelines/environment-variables,
+  buildkite.com/docs/tutorials/parallel-builds): ``BUILDKITE_PARALLEL_JOB`` ``0 .. N - 1`` and
+  ``BUILDKITE_PARALLEL_JOB_COUNT`` ``N``.
+- GitHub Actions sets no such variable: a matrix job's ``strategy.job-index`` and ``strategy.job-total``
+  are expression contexts only (docs.github.com/actions/reference/workflows-and-actions/contexts). The
+  job sets lexbench's own pair, :data:`INDEX_VARIABLE` (``1 .. N``) and :data:`COUNT_VARIABLE`; so can
+  any other engine (``examples/github-actions-shards.yml``).
+"""
 
 
 def shard_from_environment(environ: Mapping[str, str], engines: tuple[Engine, ...] = ENGINES) -> Shard:
@@ -130,7 +137,7 @@ def shard_from_environment(environ: Mapping[str, str], engines: tuple[Engine, ..
     Raises ``ValueError`` when no engine is present (naming every variable looked for), when a count
     is missing, a value is not a whole number, an index is out of range, or two engines disagree.
     """
-    found: list[tuple[Shard, Engine]] = []
+    found: list[Shard] = []
     problems = []
     for engine in engines:
         raw_index = environ.get(engine.index_variable)
@@ -155,7 +162,7 @@ def shard_from_environment(environ: Mapping[str, str], engines: tuple[Engine, ..
                             f"({engine.count_variable}={count}; {engine.name} counts from {engine.first})")
         else:
             source = f"{engine.index_variable}={index}, {engine.count_variable}={count} ({engine.name})"
-            found.append((Shard(index - engine.first + 1, count, source), engine))
+            found.append(Shard(index - engine.first + 1, count, source))
     if problems:
         raise ValueError("--shard=auto: " + "; ".join(problems))
     if not found:
@@ -164,10 +171,9 @@ def shard_from_environment(environ: Mapping[str, str], engines: tuple[Engine, ..
         alone = f" ({', '.join(lone)} set, but no index beside it)" if lone else ""
         raise ValueError(f"--shard=auto: no shard in the environment{alone}; looked for {looked}. "
                          "Set one pair, or give --shard=K/N")
-    shards = {(shard.index, shard.count) for shard, _ in found}
+    shards = {(shard.index, shard.count) for shard in found}
     if len(shards) > 1:
-        named = "; ".join(f"{shard.source} says shard {shard}" for shard, _ in found)
+        named = "; ".join(f"{shard.source} says shard {shard}" for shard in found)
         raise ValueError(f"--shard=auto: the environment names different shards: {named}. Unset the "
                          "variables of the engine that is not running this job, or give --shard=K/N")
-    first = found[0][0]
-    return Shard(first.index, first.count, " and ".join(shard.source for shard, _ in found))
+    return Shard(found[0].index, found[0].count, " and ".join(shard.source for shard in found))

@@ -65,6 +65,10 @@ def merge_command(found: list[list[str]]):
     return merge
 
 
+def uses(step: dict, action: str) -> bool:
+    return step.get("uses", "").split("@")[0] == action
+
+
 def check_merge_covers(merge, run_dirs: list[str]) -> None:
     """Every shard's run directory is among the merge's RUN_DIR arguments (shell globs), the output is not."""
     for run_dir in run_dirs:
@@ -95,13 +99,13 @@ def test_github_actions_matrix_runs_every_shard_once_and_merges_them(pytest_opti
         [pytest_command] = found
         options = pytest_options.parse(pytest_args(pytest_command))
         assert options.shard == "auto" and options.run_dir
-        [upload] = [step["with"] for step in shard_job["steps"] if step.get("uses", "").startswith("actions/upload-artifact")]
+        [upload] = [step["with"] for step in shard_job["steps"] if uses(step, "actions/upload-artifact")]
         assert evaluate(upload["path"]) == options.run_dir
         run_dirs.append(options.run_dir)
         artifacts.append(evaluate(upload["name"]))
     assert len(set(run_dirs)) == len(set(artifacts)) == count
 
-    [download] = [step["with"] for step in merge_job["steps"] if step.get("uses", "").startswith("actions/download-artifact")]
+    [download] = [step["with"] for step in merge_job["steps"] if uses(step, "actions/download-artifact")]
     assert all(fnmatch.fnmatchcase(name, download["pattern"]) for name in artifacts)
     # download-artifact puts each of several artifacts in a directory named after it under `path`.
     downloaded = [f"{download['path']}/{name}" for name in artifacts]

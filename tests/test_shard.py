@@ -60,7 +60,8 @@ def test_parse_round_trips():
     ({"CI_NODE_INDEX": "1", "CI_NODE_TOTAL": "4"}, "1/4", "CI_NODE_INDEX=1, CI_NODE_TOTAL=4 (GitLab CI)"),
     ({"CI_NODE_INDEX": "4", "CI_NODE_TOTAL": "4"}, "4/4", None),
     ({"CIRCLE_NODE_INDEX": "0", "CIRCLE_NODE_TOTAL": "2"}, "1/2", None),
-    ({"CIRCLE_NODE_INDEX": "1", "CIRCLE_NODE_TOTAL": "2"}, "2/2", "CIRCLE_NODE_INDEX=1, CIRCLE_NODE_TOTAL=2 (CircleCI)"),
+    ({"CIRCLE_NODE_INDEX": "1", "CIRCLE_NODE_TOTAL": "2"}, "2/2",
+     "CIRCLE_NODE_INDEX=1, CIRCLE_NODE_TOTAL=2 (CircleCI)"),
     ({"BUILDKITE_PARALLEL_JOB": "4", "BUILDKITE_PARALLEL_JOB_COUNT": "5"}, "5/5", None),
     ({"BUILDKITE_PARALLEL_JOB": "0", "BUILDKITE_PARALLEL_JOB_COUNT": "1"}, "1/1", None),
     ({"LEXBENCH_SHARD_INDEX": "2", "LEXBENCH_SHARD_COUNT": "3"}, "2/3",
@@ -103,9 +104,11 @@ def test_auto_without_variables_names_every_variable_it_looked_for(environ):
 @pytest.mark.parametrize(("environ", "problem"), [
     ({"JOB_COMPLETION_INDEX": "3", "LEXBENCH_SHARD_COUNT": "3"},
      "JOB_COMPLETION_INDEX=3 is outside 0..2 (LEXBENCH_SHARD_COUNT=3; Kubernetes Indexed Job counts from 0)"),
-    ({"CI_NODE_INDEX": "0", "CI_NODE_TOTAL": "3"}, "CI_NODE_INDEX=0 is outside 1..3 (CI_NODE_TOTAL=3; GitLab CI counts from 1)"),
+    ({"CI_NODE_INDEX": "0", "CI_NODE_TOTAL": "3"},
+     "CI_NODE_INDEX=0 is outside 1..3 (CI_NODE_TOTAL=3; GitLab CI counts from 1)"),
     ({"LEXBENCH_SHARD_INDEX": "0", "LEXBENCH_SHARD_COUNT": "2"}, "LEXBENCH_SHARD_INDEX=0 is outside 1..2"),
-    ({"BUILDKITE_PARALLEL_JOB": "0", "BUILDKITE_PARALLEL_JOB_COUNT": "0"}, "BUILDKITE_PARALLEL_JOB_COUNT=0 (Buildkite): at least 1"),
+    ({"BUILDKITE_PARALLEL_JOB": "0", "BUILDKITE_PARALLEL_JOB_COUNT": "0"},
+     "BUILDKITE_PARALLEL_JOB_COUNT=0 (Buildkite): at least 1"),
 ])
 def test_an_index_out_of_range_is_refused_with_the_range(environ, problem):
     with pytest.raises(ValueError, match=re.escape(problem)):
@@ -157,6 +160,23 @@ def rows_of(run_dir: Path) -> dict[str, dict]:
     return {f"{row['case']}[{row['provider']}]": row for row in rows}
 
 
+def engine_free_environment() -> dict[str, str]:
+    """This process's environment without any variable ``--shard=auto`` reads (a CI runner may set some)."""
+    names = {name for engine in ENGINES for name in (engine.index_variable, engine.count_variable)}
+    return {name: value for name, value in os.environ.items() if name not in names}
+
+
+@pytest.mark.slow  # starts a pytest process
+def test_auto_without_variables_stops_pytest_before_a_run_directory_exists(tmp_path):
+    run_dir = tmp_path / "run"
+    completed = subprocess.run([sys.executable, "-m", "pytest", "--suite=demo", "--shard=auto", f"--run-dir={run_dir}"],
+                               cwd=REPO, env=engine_free_environment(), capture_output=True, text=True, timeout=600)
+    assert completed.returncode == pytest.ExitCode.USAGE_ERROR
+    assert "--shard=auto: no shard in the environment" in completed.stderr
+    assert all(e.index_variable in completed.stderr for e in ENGINES)
+    assert not run_dir.exists()
+
+
 @pytest.mark.slow  # starts four pytest processes
 def test_three_auto_shards_merge_into_the_unsharded_demo_run(tmp_path):
     """Three processes, each told its shard only by one engine's variables, merge into the unsharded run.
@@ -168,8 +188,7 @@ def test_three_auto_shards_merge_into_the_unsharded_demo_run(tmp_path):
     engines = [{"JOB_COMPLETION_INDEX": "0", "LEXBENCH_SHARD_COUNT": "3"},  # Kubernetes counts from 0
                {"CI_NODE_INDEX": "2", "CI_NODE_TOTAL": "3"},                # GitLab from 1
                {"BUILDKITE_PARALLEL_JOB": "2", "BUILDKITE_PARALLEL_JOB_COUNT": "3"}]
-    clean = {name: value for name, value in os.environ.items()
-             if name not in {v for e in ENGINES for v in (e.index_variable, e.count_variable)}}
+    clean = engine_free_environment()
     whole, shards = tmp_path / "whole", [tmp_path / f"shard-{k}" for k in (1, 2, 3)]
 
     def pytest_run(run_dir: Path, *extra: str, environ=None) -> tuple[subprocess.Popen, Path]:
@@ -195,7 +214,8 @@ def test_three_auto_shards_merge_into_the_unsharded_demo_run(tmp_path):
     assert lexbench(["report", "--merge", *map(str, shards), "--output", str(merged)]) == 0
     assert {k: without_timing(r) for k, r in rows_of(merged).items()} == \
         {k: without_timing(r) for k, r in rows_of(whole).items()}
-    assert sorted(p.name for p in (merged / "responses").iterdir()) == sorted(p.name for p in (whole / "responses").iterdir())
+    answers = [sorted(p.name for p in (d / "responses").iterdir()) for d in (merged, whole)]
+    assert answers[0] == answers[1]
     merged_report, whole_report = (json.loads((d / "report.json").read_text()) for d in (merged, whole))
     assert merged_report["leaderboards"] and without_timing(merged_report) == without_timing(whole_report)
 
