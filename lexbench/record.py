@@ -715,8 +715,9 @@ def merge_runs(run_dirs: Sequence[Path], output: Path) -> dict[str, Any]:
                              "host", "code", "versions")}
     merged.update({
         "argv": sys.argv,
-        "run": {**first.get("run", {}), "shard": None},
-        "merged_from": [{"path": str(d), "shard": m["run"]["shard"], "items": len(r), "started": m.get("started"),
+        "run": {**{k: v for k, v in first.get("run", {}).items() if k != "shard_source"}, "shard": None},
+        "merged_from": [{"path": str(d), "shard": m["run"]["shard"], "shard_source": m["run"].get("shard_source"),
+                         "items": len(r), "started": m.get("started"),
                          "finished": m.get("finished"), "host": m.get("host"), "versions": m.get("versions"),
                          "code": m.get("code")} for d, m, r in by_index],
         "certification": {**(first.get("certification") or {}), "certified": certified,

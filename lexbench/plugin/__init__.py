@@ -96,7 +96,7 @@ def _open_run(state: BenchState, suite: Suite) -> None:
     config = state.config
     if config.getoption("shard"):
         try:
-            state.shard = Shard.parse(config.getoption("shard"))
+            state.shard = Shard.from_option(config.getoption("shard"), os.environ)
         except ValueError as exc:
             raise pytest.UsageError(str(exc)) from None
     request = RunRequest(

@@ -36,9 +36,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--resume", default=None, metavar="RUN_DIR",
                     help="continue the run in RUN_DIR: run only the items without a recorded result, with the same "
                          "suite, providers and settings; give it as --resume=RUN_DIR")
-    group.addoption("--shard", default=None, metavar="K/N",
-                    help="run only shard K of N (a deterministic, balanced share of the items); combine the shards "
-                         "with lexbench report --merge")
+    group.addoption("--shard", default=None, metavar="K/N|auto",
+                    help="run only shard K of N (a balanced share of the items); 'auto' reads K and N from Kubernetes, "
+                         "GitLab, CircleCI, Buildkite or LEXBENCH_SHARD_*; merge them with lexbench report --merge")
     group.addoption("--measure-only", action="store_true",
                     help="record scored evidence (results.jsonl, responses/, manifest) without building a report; "
                          "never certifies")

@@ -51,11 +51,14 @@ class ProviderConfigFacts(_Part):
 
 
 class RunOptions(_Part):
-    """``run``: the options that change what the run records (see :class:`lexbench.record.ManifestRun`)."""
+    """``run``: the options that change what the run records (see :class:`lexbench.record.ManifestRun`);
+    ``shard_source`` says where ``shard`` came from (``--shard=K/N``, or the variables ``--shard=auto``
+    read, :func:`lexbench.shard.shard_from_environment`)."""
 
     measure_only: bool
     certified_requested: bool
     shard: str | None
+    shard_source: str | None = Field(default=None, exclude_if=lambda value: value is None)  # absent without a shard
 
 
 class Certification(_Part):
