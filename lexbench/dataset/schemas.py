@@ -1,5 +1,6 @@
 """JSON Schemas of the authoring files, exported from their pydantic models so that editors can
-validate ``rules.json`` and ``cohort.json`` as they are typed (SPEC §4).
+validate ``rules.json`` and ``cohort.json`` as they are typed (SPEC §4), and of the approvals registry
+a reviewer keeps for ``lexbench report``/``compare --approvals`` (:mod:`lexbench.run.approvals`).
 
 The committed copies live in ``schemas/`` at the repository root; ``lexbench export-schemas``
 regenerates them and ``lexbench export-schemas --check`` (and the test suite) fails when they are
@@ -16,11 +17,13 @@ from pydantic import BaseModel
 from lexbench.dataset.case import Rules
 from lexbench.dataset.cohort import Cohort
 from lexbench.dataset.compile import dump_json
+from lexbench.run.approvals import ApprovalRegistry
 
 SCHEMA_DIR = Path(__file__).resolve().parents[2] / "schemas"
 """The repository's ``schemas/`` directory."""
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
-SCHEMAS: dict[str, type[BaseModel]] = {"rules.schema.json": Rules, "cohort.schema.json": Cohort}
+SCHEMAS: dict[str, type[BaseModel]] = {"rules.schema.json": Rules, "cohort.schema.json": Cohort,
+                                       "approvals.schema.json": ApprovalRegistry}
 """Schema file name → the model it is generated from."""
 
 
