@@ -219,17 +219,19 @@ def _fetch_evidence(args: argparse.Namespace) -> int:
 
 
 def _export_schemas(args: argparse.Namespace) -> int:
-    from lexbench.dataset.schemas import SCHEMA_DIR, stale_schemas, write_schemas  # per verb (module docstring)
+    from lexbench.dataset.schemas import SCHEMA_DIR, SCHEMAS, stale_schemas, write_schemas  # per verb (module docstring)
+    from lexbench.run.approvals import ApprovalRegistry
 
     directory = Path(args.output_dir) if args.output_dir else SCHEMA_DIR
+    models = {**SCHEMAS, "approvals.schema.json": ApprovalRegistry}
     if args.check:
-        stale = stale_schemas(directory)
+        stale = stale_schemas(directory, models)
         if stale:
             print(f"export-schemas: stale in {directory}: {', '.join(stale)}; run lexbench export-schemas", file=sys.stderr)
             return 1
         print(f"export-schemas: {directory} is up to date")
         return 0
-    for path in write_schemas(directory):
+    for path in write_schemas(directory, models):
         print(f"wrote {path}")
     return 0
 
