@@ -261,8 +261,8 @@ def _report(args: argparse.Namespace) -> int:
         bound = read_manifest(run_dir)
         approval.check_binding(str(run_dir), bound, approvals)
         manifest, rows = checked_rows(run_dir, approved=approval.approved_configurations(bound))
-        approval.approve(approval.sources_of(str(run_dir), rows, scorer_version(manifest)),
-                         manifest.get("configuration_sha256"), approvals)
+        approval.check_record(str(run_dir), manifest, approval.sources_of(str(run_dir), rows, scorer_version(manifest)),
+                              approvals)
         paths = write_reports(run_dir, rows, manifest)
     for path in paths:
         print(f"wrote {path} (sha256 {hashlib.sha256(path.read_bytes()).hexdigest()[:16]})")

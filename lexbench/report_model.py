@@ -457,9 +457,9 @@ def run_lines(report: dict[str, Any]) -> list[str]:
     ]
     approvals = run.get("approvals")
     if approvals:
-        historical = ", ".join(c["configuration_sha256"][:12] for c in approvals["configurations"])
-        lines.append(f"Rows of historical configuration(s) {historical} approved by the registry {approvals['path']} "
-                     f"(sha256 {approvals['sha256']}).")
+        historical = ", ".join(str(c.get("configuration_sha256"))[:12] for c in approvals.get("configurations") or [])
+        lines.append(f"Rows of historical configuration(s) {historical} approved by the registry {approvals.get('path')} "
+                     f"(sha256 {approvals.get('sha256')}).")
     if run["certified"] is True:
         lines.append("Certified run: frozen provider list, clean recorded configuration, suite bindings verified, every item run.")
     elif run["certified"] is False:

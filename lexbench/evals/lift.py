@@ -13,6 +13,9 @@ Polarity says which direction is better:
   passes more is not better, it may only be looser. The lift is ``−|new − base|``, so a move either
   way counts against the change.
 
+Two run directories are compared only when every row of both was made under the new run's
+configuration, or under one a reviewed registry approves (``--approvals``, :mod:`lexbench.run.approvals`).
+
 A metric blocks when its lift is below :data:`LIFT_FLOOR` or when it moves off a zero baseline. A
 block is lifted only by an acknowledgement file (``--ack FILE``) holding :data:`ACK_TOKEN`, a
 ``Follow-up: #N`` line naming the open follow-up issue, and one ``Affected metric: suite.provider.metric``

@@ -245,6 +245,26 @@ def check_binding(run: str, manifest: Mapping[str, Any], approvals: Approvals | 
                             f"({again}), or merge its shards again under the new registry")
 
 
+def check_record(run: str, manifest: Mapping[str, Any], sources: Sequence[Source], approvals: Approvals | None) -> None:
+    """:func:`approve` the ``sources`` of a run being reported against its manifest's configuration, and
+    check that what its manifest records as approved (``approvals``, apart from the registry's path) is
+    what ``approvals`` approve now, so its report copies the registry that was given.
+
+    Raises :class:`ApprovalError` as :func:`approve` does, or naming ``run`` when its record differs
+    (the manifest was changed after the merge)."""
+    approved = approve(sources, manifest.get("configuration_sha256"), approvals)
+    if approvals is None:
+        return
+    def essence(record: Mapping[str, Any]) -> Any:  # the registry's path and the shards' paths may differ
+        return (record.get("sha256"), record.get("registry"),
+                [{k: v for k, v in c.items() if k != "runs"} for c in record.get("configurations") or []
+                 if isinstance(c, Mapping)])
+
+    if essence(manifest.get("approvals") or {}) != essence(approvals_record(approvals, approved)):
+        raise ApprovalError(f"{run}: manifest.json → approvals is not what {approvals.path} approves for its rows "
+                            "(the run record was changed after the merge); merge its shards again")
+
+
 def approved_configurations(manifest: Mapping[str, Any]) -> frozenset[str]:
     """The configuration sha256s a merged run's manifest records as approved (empty for other runs)."""
     bound = manifest.get("approvals")

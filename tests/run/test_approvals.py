@@ -81,6 +81,7 @@ def test_approved_rows_are_merged_and_the_report_carries_the_binding(tmp_path, s
     assert report["counts"]["items"] == 4
     line = f"Rows of historical configuration(s) {OLD[:12]} approved by the registry {path} (sha256 {sha})."
     assert line.replace("_", "\\_") in (merged / "report.md").read_text()
+    assert line in (merged / "report.html").read_text()
     manifest = json.loads((merged / "manifest.json").read_text())
     assert [m["configuration_sha256"] for m in manifest["merged_from"]] == [OLD, NEW]
 
@@ -231,3 +232,16 @@ def test_compare_honours_the_same_registry(tmp_path, capsys):
 
     assert main(["compare", str(base), str(new), *bind(base / "manifest.json", sha)]) == 2
     assert f"lies inside the run directory {base}" in capsys.readouterr().err
+
+
+def test_a_merged_run_whose_recorded_approvals_were_edited_is_refused(tmp_path, shards, capsys):
+    path, sha = registry(tmp_path / "approvals.json", [approval()])
+    merged = tmp_path / "merged"
+    assert merge(shards, merged, *bind(path, sha)) == 0
+    manifest = json.loads((merged / "manifest.json").read_text())
+    manifest["approvals"]["configurations"][0]["reason"] = "nobody reviewed this"
+    write_manifest(merged, manifest)
+    capsys.readouterr()
+    assert main(["report", str(merged), *bind(path, sha)]) == 2
+    assert (f"{merged}: manifest.json → approvals is not what {path} approves for its rows (the run record was "
+            "changed after the merge)") in capsys.readouterr().err
