@@ -245,3 +245,23 @@ def test_a_merged_run_whose_recorded_approvals_were_edited_is_refused(tmp_path, 
     assert main(["report", str(merged), *bind(path, sha)]) == 2
     assert (f"{merged}: manifest.json → approvals is not what {path} approves for its rows (the run record was "
             "changed after the merge)") in capsys.readouterr().err
+
+
+def test_rows_without_a_recorded_configuration_cannot_be_approved(tmp_path, capsys):
+    base = make_shard(tmp_path / "base", None, ["c1"], config=OLD, started="2026-10-01T00:00:00+00:00")
+    manifest = json.loads((base / "manifest.json").read_text())
+    manifest["configuration_sha256"] = None
+    write_manifest(base, manifest)
+    rows = [json.loads(line) | {"configuration_sha256": None} for line in (base / "results.jsonl").read_text().splitlines()]
+    (base / "results.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
+    new = make_shard(tmp_path / "new", None, ["c1"], config=NEW, started="2026-11-01T00:00:00+00:00")
+    path, sha = registry(tmp_path / "approvals.json", [approval()])
+    assert main(["compare", str(base), str(new), *bind(path, sha)]) == 2
+    assert (f"{base}: provider(s) a, b: rows record no configuration sha256 (made before it was recorded), so no "
+            f"registry can approve them beside the current configuration {NEW}; rerun them") in capsys.readouterr().err
+
+
+def test_a_configuration_listed_twice_for_one_version_is_refused(tmp_path, shards, capsys):
+    path, sha = registry(tmp_path / "approvals.json", [approval(), approval(reason="a second opinion")])
+    assert merge(shards, tmp_path / "merged", *bind(path, sha)) == 2
+    assert f"sources.1: {OLD} version {SCORER_VERSION} is listed twice" in capsys.readouterr().err
