@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from lexbench.errors import LexbenchError, RulesError, RunError
+from lexbench.evals.commands import add_approval_options
 from lexbench.evals.commands import add_verbs as add_evals_verbs
 from lexbench.jsonfile import read_json
 
@@ -218,24 +219,27 @@ def _fetch_evidence(args: argparse.Namespace) -> int:
 
 
 def _export_schemas(args: argparse.Namespace) -> int:
-    from lexbench.dataset.schemas import SCHEMA_DIR, stale_schemas, write_schemas  # per verb (module docstring)
+    from lexbench.dataset.schemas import SCHEMA_DIR, SCHEMAS, stale_schemas, write_schemas  # per verb (module docstring)
+    from lexbench.run.approvals import ApprovalRegistry
 
     directory = Path(args.output_dir) if args.output_dir else SCHEMA_DIR
+    models = {**SCHEMAS, "approvals.schema.json": ApprovalRegistry}
     if args.check:
-        stale = stale_schemas(directory)
+        stale = stale_schemas(directory, models)
         if stale:
             print(f"export-schemas: stale in {directory}: {', '.join(stale)}; run lexbench export-schemas", file=sys.stderr)
             return 1
         print(f"export-schemas: {directory} is up to date")
         return 0
-    for path in write_schemas(directory):
+    for path in write_schemas(directory, models):
         print(f"wrote {path}")
     return 0
 
 
 def _report(args: argparse.Namespace) -> int:
-    from lexbench.record import checked_rows, merge_runs  # per verb (module docstring)
+    from lexbench.record import checked_rows, merge_runs, read_manifest, scorer_version  # per verb (module docstring)
     from lexbench.report import write_reports
+    from lexbench.run import approvals as approval
     from lexbench.rundir import RunLock, check_run_dir
 
     dirs = [Path(d) for d in args.run_dirs]
@@ -243,18 +247,27 @@ def _report(args: argparse.Namespace) -> int:
         if not args.output:
             raise RunError("report --merge: name the new run directory with --output DIR")
         run_dir = Path(args.output)
-        merge_runs(dirs, run_dir)
+        approvals = approval.approvals_from_options(args.approvals, args.approvals_sha256, run_dirs=[*dirs, run_dir])
+        merge_runs(dirs, run_dir, approvals=approvals)
         print(f"report: merged {len(dirs)} shard(s) into {run_dir}")
     else:
         if len(dirs) != 1 or args.output:
             raise RunError("report: name one run directory (to combine shards: report --merge RUN_DIR... --output DIR)")
         run_dir = dirs[0]
+        approvals = approval.approvals_from_options(args.approvals, args.approvals_sha256, run_dirs=dirs)
     check_run_dir(run_dir, manifest_required=True)
     with RunLock(run_dir):  # not while a session is still writing rows
-        manifest, rows = checked_rows(run_dir)
+        # A merged run with approved historical rows is reported again only under the approvals it was bound to.
+        bound = read_manifest(run_dir)
+        approval.check_binding(str(run_dir), bound, approvals)
+        manifest, rows = checked_rows(run_dir, approved=approval.approved_configurations(bound))
+        approval.check_record(str(run_dir), manifest, approval.sources_of(str(run_dir), rows, scorer_version(manifest)),
+                              approvals)
         paths = write_reports(run_dir, rows, manifest)
     for path in paths:
         print(f"wrote {path} (sha256 {hashlib.sha256(path.read_bytes()).hexdigest()[:16]})")
+    if approvals is not None:
+        print(f"report: rows of historical configurations approved by {approvals.path} (sha256 {approvals.sha256})")
     print(f"report: {len(rows)} items of suite {manifest.get('suite', {}).get('id', '?')}")
     return 0
 
@@ -330,6 +343,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("run_dirs", nargs="+", metavar="RUN_DIR", help="the run directory (with --merge: every shard's)")
     p.add_argument("--merge", action="store_true", help="combine the shards of one run (--shard=K/N) into --output")
     p.add_argument("--output", default=None, help="with --merge: a new directory for the merged run")
+    add_approval_options(p)
     p.set_defaults(handler=_report)
 
     p = verbs.add_parser("audit-projection", help="per item, the reference fragments an answer holds but its projection "
@@ -383,7 +397,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--port", type=_port, default=8765, help="port to listen on (default: 8765; 0: any free port)")
     p.set_defaults(handler=_serve_replay)
 
-    p = verbs.add_parser("export-schemas", help="write the JSON Schemas of rules.json and cohort.json (schemas/)")
+    p = verbs.add_parser("export-schemas", help="write the JSON Schemas of rules.json, cohort.json and the approvals registry (schemas/)")
     p.add_argument("--output-dir", default=None, help="directory for the schema files (default: the repository's schemas/)")
     p.add_argument("--check", action="store_true", help="only check that the files are up to date (exit 1 if not)")
     p.set_defaults(handler=_export_schemas)

@@ -38,7 +38,7 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from importlib import metadata as importlib_metadata
 from pathlib import Path
@@ -50,6 +50,7 @@ from lexbench.answer import Attempt, ResultMetadata
 from lexbench.checkout import loadable_tree
 from lexbench.errors import RunError
 from lexbench.jsonfile import InvalidJson, decode_json, read_json
+from lexbench.run.approvals import Approvals, ApprovalError, Source, approvals_record, approve
 from lexbench.rundir import check_run_dir, open_nofollow, write_file
 from lexbench.scoring.evaluate import SCORER_VERSION
 from lexbench.verdict import ComponentResult, Outcome
@@ -386,11 +387,14 @@ def _short(digest: str | None) -> str:
     return digest[:12] if digest else "(none)"
 
 
-def foreign_rows(rows: Iterable[RunRow], identity: RunIdentity) -> list[str]:
-    """One line per distinct foreign identity among ``rows``: how many rows, which items, what differs."""
+def foreign_rows(rows: Iterable[RunRow], identity: RunIdentity, approved: frozenset[str] = frozenset()) -> list[str]:
+    """One line per distinct foreign identity among ``rows``: how many rows, which items, what differs.
+    A row made under a configuration in ``approved`` (sha256s) counts as made under ``identity``'s."""
     groups: dict[RunIdentity, list[str]] = {}
     for row in rows:
         other = RunIdentity.of_row(row)
+        if other.configuration_sha256 in approved:
+            other = replace(other, configuration_sha256=identity.configuration_sha256)
         if other != identity:
             groups.setdefault(other, []).append(row.item_id)
     lines = []
@@ -406,8 +410,12 @@ def duplicate_items(rows: Iterable[RunRow]) -> list[str]:
     return sorted(item for item, count in counts.items() if count > 1)
 
 
-def checked_rows(run_dir: Path) -> tuple[dict[str, Any], list[RunRow]]:
+def checked_rows(run_dir: Path, *, approved: frozenset[str] = frozenset()) -> tuple[dict[str, Any], list[RunRow]]:
     """The manifest and rows of ``run_dir``, refusing a run a report must not be built from.
+
+    ``approved``: configuration sha256s whose rows are accepted beside the manifest's (a merged run's
+    approved historical configurations, :func:`lexbench.run.approvals.approved_configurations`; whether
+    the caller's registry still approves them is checked by :func:`lexbench.run.approvals.approve`).
 
     Raises :class:`RunError` when ``run_dir`` is not a run directory lexbench left as it is
     (:func:`lexbench.rundir.check_run_dir`), its manifest is damaged, a line of ``results.jsonl`` is
@@ -427,7 +435,7 @@ def checked_rows(run_dir: Path) -> tuple[dict[str, Any], list[RunRow]]:
         raise RunError(f"{run_dir / RESULTS_NAME}: {len(damaged)} line(s) are not result rows of this run; the run "
                        "record is damaged:\n  " + "\n  ".join(damaged[:5]))
     rows = [row for _, row in numbered]
-    foreign = foreign_rows(rows, RunIdentity.of_manifest(manifest))
+    foreign = foreign_rows(rows, RunIdentity.of_manifest(manifest), approved)
     if foreign:
         raise RunError(f"{run_dir}: {RESULTS_NAME} holds rows of another run; refusing to mix them:\n  "
                        + "\n  ".join(foreign))
@@ -632,17 +640,21 @@ def utc_now() -> str:
     return datetime.now(UTC).replace(microsecond=0).isoformat()
 
 
-# Manifest fields every shard of one run shares; merge refuses shards that differ in any of them.
-_SHARED_FIELDS = ("suite", "providers", "configuration_sha256", "configuration")
+# Manifest fields every shard of one run shares; merge refuses shards that differ in any of them. The
+# configuration may differ only where an approvals registry approves the older one (lexbench.run.approvals).
+_SHARED_FIELDS = ("suite", "providers")
 
 
-def merge_runs(run_dirs: Sequence[Path], output: Path) -> dict[str, Any]:
+def merge_runs(run_dirs: Sequence[Path], output: Path, *, approvals: Approvals | None = None) -> dict[str, Any]:
     """Combine the shards of one run into the new run directory ``output`` and return its manifest.
 
     Every input must be a finished shard (``--shard=K/N``) of the same suite, provider selection,
     configuration and shard count, each shard exactly once and all ``N`` present; rows are checked
-    against their manifests and no item may appear in two shards. ``output`` gets a manifest (the
-    shared fields, ``merged_from`` listing each shard, every session, first start and last end),
+    against their manifests and no item may appear in two shards. A shard made under another
+    configuration than the newest shard's (latest start) is merged only when ``approvals`` approve it
+    (:func:`lexbench.run.approvals.approve`); the merged manifest then records them (``approvals``).
+    ``output`` gets a manifest (the shared fields, the newest shard's configuration, ``merged_from``
+    listing each shard and its configuration sha256, every session, first start and last end),
     ``results.jsonl`` sorted by item and the referenced ``responses/``. Reports are not written here.
 
     Raises :class:`RunError` naming the shard and the mismatch; ``output`` is left untouched then.
@@ -657,6 +669,7 @@ def merge_runs(run_dirs: Sequence[Path], output: Path) -> dict[str, Any]:
         manifest, rows = checked_rows(run_dir)
         loaded.append((run_dir, manifest, rows))
     first_dir, first, _ = loaded[0]
+    newest_dir, newest, _ = max(loaded, key=lambda entry: (entry[1].get("started") or "", str(entry[0])))
     problems = []
     shards: dict[int, Path] = {}
     count = None
@@ -664,6 +677,9 @@ def merge_runs(run_dirs: Sequence[Path], output: Path) -> dict[str, Any]:
         for name in _SHARED_FIELDS:
             if manifest.get(name) != first.get(name):
                 problems.append(f"{run_dir}: {name} differs from {first_dir}'s")
+        if (manifest.get("configuration_sha256") == newest.get("configuration_sha256")
+                and manifest.get("configuration") != newest.get("configuration")):
+            problems.append(f"{run_dir}: configuration differs from {newest_dir}'s under the same sha256")
         if scorer_version(manifest) != scorer_version(first):
             problems.append(f"{run_dir}: scored by scorer version {scorer_version(manifest)}, {first_dir} by "
                             f"{scorer_version(first)}; rescore or rerun one of them")
@@ -691,6 +707,12 @@ def merge_runs(run_dirs: Sequence[Path], output: Path) -> dict[str, Any]:
     duplicates = duplicate_items(all_rows)
     if duplicates:
         problems.append(f"{len(duplicates)} item(s) recorded by more than one shard ({', '.join(duplicates[:5])})")
+    sources = [Source(str(d), m.get("configuration_sha256"), scorer_version(m),
+                      tuple(sorted({r.provider for r in rows} or set(m.get("providers", []))))) for d, m, rows in loaded]
+    try:
+        approved = approve(sources, newest.get("configuration_sha256"), approvals)
+    except ApprovalError as refused:
+        problems.append(str(refused))
     if problems:
         raise RunError("report --merge: refusing to merge:\n  " + "\n  ".join(problems))
 
@@ -710,7 +732,7 @@ def merge_runs(run_dirs: Sequence[Path], output: Path) -> dict[str, Any]:
     starts = [m.get("started") for _, m, _ in by_index if m.get("started")]
     ends = [m.get("finished") for _, m, _ in by_index if m.get("finished")]
     certified = all((m.get("certification") or {}).get("certified") for _, m, _ in by_index)
-    merged = {key: value for key, value in first.items()
+    merged = {key: value for key, value in newest.items()
               if key not in ("argv", "sessions", "started", "finished", "run", "certification", "completion",
                              "host", "code", "versions")}
     merged.update({
@@ -719,15 +741,19 @@ def merge_runs(run_dirs: Sequence[Path], output: Path) -> dict[str, Any]:
         "merged_from": [{"path": str(d), "shard": m["run"]["shard"], "shard_source": m["run"].get("shard_source"),
                          "items": len(r), "started": m.get("started"),
                          "finished": m.get("finished"), "host": m.get("host"), "versions": m.get("versions"),
-                         "code": m.get("code")} for d, m, r in by_index],
-        "certification": {**(first.get("certification") or {}), "certified": certified,
-                          "problems": [] if certified else ["not every shard is certified"]}
+                         "code": m.get("code"), "configuration_sha256": m.get("configuration_sha256")}
+                        for d, m, r in by_index],
+        "certification": {**(first.get("certification") or {}), "certified": certified and not approved,
+                          "problems": ([] if certified else ["not every shard is certified"])
+                          + (["holds rows of approved historical configurations"] if approved else [])}
         if first.get("run", {}).get("certified_requested") else None,
         "completion": {"recorded": len(ordered)},
         "sessions": sessions,
         "started": min(starts) if starts else None,
         "finished": max(ends) if ends else None,
     })
+    if approved:
+        merged["approvals"] = approvals_record(approvals, approved)
     write_manifest(output, merged)
     return merged
 

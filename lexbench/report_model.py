@@ -276,7 +276,7 @@ def _run_facts(manifest: dict[str, Any]) -> dict[str, Any]:
     run = manifest.get("run", {})
     configuration = manifest.get("configuration", {})
     certification = manifest.get("certification") or {}
-    return {
+    facts = {
         "suite": {key: suite.get(key) for key in ("id", "revision", "review_status", "dataset_sha256", "cases")},
         "providers": list(manifest.get("providers", [])),
         "configuration_sha256": manifest.get("configuration_sha256"),
@@ -286,6 +286,9 @@ def _run_facts(manifest: dict[str, Any]) -> dict[str, Any]:
         "certified": bool(certification.get("certified")) if run.get("certified_requested") else None,
         "scorer_version": scorer_version(manifest),
     }
+    if manifest.get("approvals"):  # a run merged with approved historical configurations (lexbench.run.approvals)
+        facts["approvals"] = manifest["approvals"]
+    return facts
 
 
 
@@ -452,6 +455,11 @@ def run_lines(report: dict[str, Any]) -> list[str]:
         f"{policy.get('timeout_s', '?')} s per call, retries on failure: {policy.get('retries', '?')}; "
         f"scorer version {run.get('scorer_version') or 'not recorded (before version 2)'}.",
     ]
+    approvals = run.get("approvals")
+    if approvals:
+        historical = ", ".join(str(c.get("configuration_sha256"))[:12] for c in approvals.get("configurations") or [])
+        lines.append(f"Rows of historical configuration(s) {historical} approved by the registry {approvals.get('path')} "
+                     f"(sha256 {approvals.get('sha256')}).")
     if run["certified"] is True:
         lines.append("Certified run: frozen provider list, clean recorded configuration, suite bindings verified, every item run.")
     elif run["certified"] is False:

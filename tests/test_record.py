@@ -99,7 +99,8 @@ def test_merge_combines_every_shard_once(tmp_path):
 
 @pytest.mark.parametrize(("second", "problem"), [
     ({"shard": "2/2", "dataset": "e" * 64}, "suite differs"),
-    ({"shard": "2/2", "config": "e" * 64}, "configuration_sha256 differs"),
+    ({"shard": "2/2", "config": "e" * 64}, f"configuration sha256 {'c' * 64} is neither the current configuration "
+                                           f"{'e' * 64} nor approved: no approvals registry was given"),
     ({"shard": "1/2"}, "shard 1/2 is also"),
     ({"shard": "2/3"}, "3-way split"),
     ({"shard": None}, "not a shard"),

@@ -1,6 +1,10 @@
 """JSON Schemas of the authoring files, exported from their pydantic models so that editors can
 validate ``rules.json`` and ``cohort.json`` as they are typed (SPEC §4).
 
+``lexbench export-schemas`` also exports the approvals registry a reviewer keeps for ``lexbench report``
+and ``compare --approvals`` (:class:`lexbench.run.approvals.ApprovalRegistry`, of a later layer than
+this one), passing it in ``models``.
+
 The committed copies live in ``schemas/`` at the repository root; ``lexbench export-schemas``
 regenerates them and ``lexbench export-schemas --check`` (and the test suite) fails when they are
 stale. A schema covers structure and field constraints; cross-field rules (contiguous regions,
@@ -9,6 +13,7 @@ approved inventory, decisions matching statuses, ...) are enforced by the models
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 
 from pydantic import BaseModel
@@ -29,21 +34,22 @@ def schema_bytes(model: type[BaseModel]) -> bytes:
     return dump_json({"$schema": DIALECT, **model.model_json_schema(mode="validation")})
 
 
-def write_schemas(directory: Path = SCHEMA_DIR) -> list[Path]:
-    """Write every schema into ``directory`` (created if needed); returns the paths written."""
+def write_schemas(directory: Path = SCHEMA_DIR, models: Mapping[str, type[BaseModel]] = SCHEMAS) -> list[Path]:
+    """Write the schema of each of ``models`` (file name → model) into ``directory`` (created if needed);
+    returns the paths written."""
     directory.mkdir(parents=True, exist_ok=True)
     paths = []
-    for name, model in SCHEMAS.items():
+    for name, model in models.items():
         path = directory / name
         path.write_bytes(schema_bytes(model))
         paths.append(path)
     return paths
 
 
-def stale_schemas(directory: Path = SCHEMA_DIR) -> list[str]:
-    """Names of the schema files in ``directory`` that are missing or differ from the models."""
+def stale_schemas(directory: Path = SCHEMA_DIR, models: Mapping[str, type[BaseModel]] = SCHEMAS) -> list[str]:
+    """Names of the schema files of ``models`` in ``directory`` that are missing or differ from the models."""
     stale = []
-    for name, model in SCHEMAS.items():
+    for name, model in models.items():
         path = directory / name
         if not path.is_file() or path.read_bytes() != schema_bytes(model):
             stale.append(name)

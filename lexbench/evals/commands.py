@@ -7,6 +7,7 @@ Heavy modules are imported inside the handlers, so ``lexbench --help`` stays fas
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from pathlib import Path
 
@@ -74,11 +75,21 @@ def _run_evals(args: argparse.Namespace) -> int:
 
 def _compare(args: argparse.Namespace) -> int:
     # per verb (module docstring)
-    from lexbench.evals.lift import ACK_TOKEN, Status, apply_ack, compare_metrics, load_metrics, read_ack, render_lift
+    from lexbench.evals.lift import (
+        ACK_TOKEN, Status, apply_ack, approve_configurations, compare_metrics, load_metrics, read_ack, render_lift,
+    )
+    from lexbench.run.approvals import approvals_from_options
 
-    base, new = load_metrics(Path(args.base)), load_metrics(Path(args.new))
+    sides = [Path(args.base), Path(args.new)]
+    approvals = approvals_from_options(args.approvals, args.approvals_sha256, run_dirs=[p for p in sides if p.is_dir()])
+    base, new = load_metrics(sides[0]), load_metrics(sides[1])
     ack = read_ack(Path(args.ack)) if args.ack else None
+    approved = approve_configurations(base, new, approvals)
     rows = compare_metrics(base, new)
+    if approvals is not None:
+        configurations = ", ".join(f"{a['configuration_sha256']} ({', '.join(a['runs'])})" for a in approved)
+        print(f"compare: historical configuration(s) {configurations} approved by {approvals.path} "
+              f"(sha256 {approvals.sha256})")
     problems = apply_ack(rows, ack)
     for line in render_lift(rows, base, new, show_all=args.all):
         print(line)
@@ -92,6 +103,23 @@ def _compare(args: argparse.Namespace) -> int:
         return 1
     print("compare: ok")
     return 0
+
+
+def _sha256_option(text: str) -> str:
+    """``--approvals-sha256``: 64 hex digits (as ``sha256sum`` prints them), for argparse."""
+    if not re.fullmatch(r"[0-9a-fA-F]{64}", text):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a sha256 (64 hex digits, as sha256sum prints them)")
+    return text.lower()
+
+
+def add_approval_options(parser: argparse.ArgumentParser) -> None:
+    """Add ``--approvals FILE`` and ``--approvals-sha256 HEX`` to ``compare`` and ``report``
+    (:mod:`lexbench.run.approvals`)."""
+    parser.add_argument("--approvals", default=None, metavar="FILE", help=(
+        "a reviewed registry of historical configurations whose rows may be reported or compared beside the current "
+        "one (schemas/approvals.schema.json); kept outside every run directory"))
+    parser.add_argument("--approvals-sha256", default=None, metavar="HEX", type=_sha256_option,
+                        help="the sha256 of the reviewed registry (sha256sum FILE); a registry with other bytes is refused")
 
 
 def add_verbs(verbs: argparse._SubParsersAction) -> None:
@@ -115,4 +143,5 @@ def add_verbs(verbs: argparse._SubParsersAction) -> None:
     p.add_argument("new", help="the run directory (or run-evals output) after the change")
     p.add_argument("--ack", default=None, help="acknowledgement file: token, 'Follow-up: #N', 'Affected metric: ...' lines")
     p.add_argument("--all", action="store_true", help="list unchanged metrics too")
+    add_approval_options(p)
     p.set_defaults(handler=_compare)

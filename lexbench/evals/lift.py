@@ -13,6 +13,9 @@ Polarity says which direction is better:
   passes more is not better, it may only be looser. The lift is ``−|new − base|``, so a move either
   way counts against the change.
 
+Two run directories are compared only when every row of both was made under the new run's
+configuration, or under one a reviewed registry approves (``--approvals``, :mod:`lexbench.run.approvals`).
+
 A metric blocks when its lift is below :data:`LIFT_FLOOR` or when it moves off a zero baseline. A
 block is lifted only by an acknowledgement file (``--ack FILE``) holding :data:`ACK_TOKEN`, a
 ``Follow-up: #N`` line naming the open follow-up issue, and one ``Affected metric: suite.provider.metric``
@@ -25,13 +28,15 @@ import re
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
+from typing import Any
 
 from pydantic import ValidationError
 
 from lexbench.errors import LexbenchError
 from lexbench.evals.accuracy import CLASSES, EvalsResult
-from lexbench.record import load_rows, read_manifest
+from lexbench.record import load_rows, read_manifest, scorer_version
 from lexbench.report_model import summarise
+from lexbench.run.approvals import Approvals, Source, approve, check_binding, sources_of
 from lexbench.verdict import Component, Outcome
 
 LIFT_FLOOR = -0.05
@@ -68,13 +73,16 @@ class Polarity(StrEnum):
 class MetricSet:
     """The figures of one side of a comparison: ``values`` by ``suite.provider.metric`` (shares 0–1,
     ``None`` when nothing was scored), their polarity, and a ``fingerprint`` of the data they were
-    measured on (suite dataset sha256s, or the gold set's tuple ids)."""
+    measured on (suite dataset sha256s, or the gold set's tuple ids). A run's side also keeps its
+    ``manifest`` and the configurations its rows were made under (``sources``)."""
 
     source: Path
     kind: str
     values: dict[str, float | None]
     polarity: dict[str, Polarity]
     fingerprint: dict[str, str] = field(default_factory=dict)
+    manifest: dict[str, Any] = field(default_factory=dict)
+    sources: tuple[Source, ...] = ()
 
 
 def metrics_from_run(run_dir: Path) -> MetricSet:
@@ -103,9 +111,11 @@ def metrics_from_run(run_dir: Path) -> MetricSet:
                 if rate is not None:
                     values[f"{prefix}.{component.value}_pass_rate"] = rate
                     polarity[f"{prefix}.{component.value}_pass_rate"] = direction
-    suite = read_manifest(run_dir).get("suite", {})
+    manifest = read_manifest(run_dir)
+    suite = manifest.get("suite", {})
     fingerprint = {suite["id"]: suite["dataset_sha256"]} if suite.get("id") and suite.get("dataset_sha256") else {}
-    return MetricSet(source=run_dir, kind="run", values=values, polarity=polarity, fingerprint=fingerprint)
+    return MetricSet(source=run_dir, kind="run", values=values, polarity=polarity, fingerprint=fingerprint,
+                     manifest=manifest, sources=tuple(sources_of(str(run_dir), rows, scorer_version(manifest))))
 
 
 def metrics_from_evals(result: EvalsResult, source: Path) -> MetricSet:
@@ -136,6 +146,22 @@ def load_metrics(path: Path) -> MetricSet:
     except (ValidationError, UnicodeDecodeError) as exc:
         raise CompareError(f"{path}: not a lexbench run-evals output ({str(exc).splitlines()[0]})") from None
     return metrics_from_evals(result, path)
+
+
+def approve_configurations(base: MetricSet, new: MetricSet, approvals: Approvals | None) -> list[dict[str, Any]]:
+    """Check that two runs may be compared: every row of either is made under the new run's configuration
+    (the current one) or one ``approvals`` approve (:func:`lexbench.run.approvals.approve`), and a run
+    merged under approvals is compared only under the same ones. Returns what was approved.
+
+    Raises :class:`lexbench.run.approvals.ApprovalError` naming run, provider and sha256, and
+    :class:`CompareError` when ``approvals`` are given for run-evals outputs (they have no configuration)."""
+    if base.kind != "run" or new.kind != "run":
+        if approvals is not None:
+            raise CompareError("--approvals binds the configurations of run directories; run-evals outputs have none")
+        return []
+    for side in (base, new):
+        check_binding(str(side.source), side.manifest, approvals)
+    return approve([*base.sources, *new.sources], new.manifest.get("configuration_sha256"), approvals)
 
 
 class Status(StrEnum):
