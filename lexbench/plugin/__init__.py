@@ -33,6 +33,7 @@ from lexbench.plugin.state import STATE, BenchState, benchmark_requested, provid
 from lexbench.plugin.writer import RunWriter
 from lexbench.providers.policy import declared_family
 from lexbench.replay import check_public_base_url, new_run_prefix, served_fetches_url
+from lexbench.run.live import live_refusal
 from lexbench.run.planning import expand_gateway_specs, planned_worker_cpus, worker_cpu
 from lexbench.run.session import RunRequest, RunSession
 from lexbench.shard import Shard
@@ -85,6 +86,9 @@ def pytest_configure(config: pytest.Config) -> None:
         suite = state.get_suite()
     except LexbenchError as exc:
         raise pytest.UsageError(f"--suite: {exc}") from None
+    refusal = live_refusal(suite.id, suite.cases) if state.live else None
+    if refusal:
+        raise pytest.UsageError(refusal)
     state.worker_cpus = _planned_worker_cpus(config, state)
     _open_run(state, suite)
     config.pluginmanager.register(RunWriter(state), "lexbench-run-writer")

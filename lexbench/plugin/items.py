@@ -12,6 +12,7 @@ from lexbench.dataset.suite import Suite
 from lexbench.errors import LexbenchError
 from lexbench.plugin.state import STATE
 from lexbench.providers import call_provider
+from lexbench.run.live import not_public_answer
 from lexbench.run.row import junit_properties
 from lexbench.run.session import scored_row
 from lexbench.verdict import Outcome, Verdict
@@ -93,6 +94,9 @@ class CaseItem(pytest.Item):
                 ErrorType.REPLAY_UNREACHABLE,
                 f"{self.provider_name} is a hosted service and cannot fetch the loopback replay server; "
                 "its items run only with --live")
+        refused = not_public_answer(self.case, self.provider_name) if state.live and provider_type.needs_network else None
+        if refused is not None:
+            return refused
         down = state.replay_down(probe=False) if provider_type.needs_network else None
         if down:
             return ProviderResult.failure(ErrorType.INFRASTRUCTURE, f"{down}; {self.provider_name} was not called")
