@@ -225,10 +225,11 @@ def pytest_collect_directory(path: Path, parent: pytest.Collector) -> pytest.Col
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):  # type: ignore[no-untyped-def]
-    """``pytest_runtest_makereport``: attach the item's run row to its call-phase report."""
+    """``pytest_runtest_makereport``: attach the item's run row and JUnit figures to its call-phase report."""
     report = yield
     if call.when == "call" and isinstance(item, CaseItem) and item.row_json:
         report.lexbench_row = item.row_json
+        report.lexbench_properties = item.junit_properties
     return report
 
 

@@ -59,6 +59,7 @@ class CaseItem(pytest.Item):
         self.case = case
         self.provider_name = provider_name
         self.row_json: str | None = None
+        self.junit_properties: list[tuple[str, str]] = []  # the item's figures, for the JUnit XML (RunWriter)
         state = self.config.stash[STATE]
         self.output_contract = state.specs[provider_name].output_contract
         if self.output_contract == "control":
@@ -121,7 +122,8 @@ class CaseItem(pytest.Item):
         row = scored_row(state.run_dir, state.row_context(self.provider_name, self.parent.suite.id), self.case,
                          answered, result, verdict)
         self.row_json = row.model_dump_json()
-        self.user_properties.extend(junit_properties(verdict, result.latency_s, len(answered.content)))
+        self.junit_properties = [(f"lexbench/{row.item_id}/{name}", value)
+                                 for name, value in junit_properties(verdict, result.latency_s, len(answered.content))]
 
     def repr_failure(self, excinfo, style=None):  # type: ignore[no-untyped-def]
         if isinstance(excinfo.value, VerdictFailure):
