@@ -11,6 +11,8 @@ import pytest
 from junitparser import JUnitXml
 from lxml import etree
 
+from lexbench.run.row import junit_properties
+from lexbench.verdict import Component, ComponentResult, Outcome, Verdict
 from tests.suite_factory import ARTICLES, write_suite
 
 SCHEMA = Path(__file__).resolve().parent / "fixtures" / "junit" / "junit-10.xsd"
@@ -47,3 +49,19 @@ def test_junit_xml_validates_against_the_xunit2_schema_and_junitparser_reads_eve
                      for provider in ("reference-echo", "http-markdownify")}
     assert all(UNIT.fullmatch(name.split("/")[2]) for name in figures), sorted(figures)
     assert not etree.parse(str(xml_path)).xpath("//testcase/properties")  # none where xunit2 has no place for them
+
+
+def test_each_component_gives_figures_named_by_their_unit():
+    verdict = Verdict(outcome=Outcome.FAIL, explanation="fail: ...", failure_class="content", components=[
+        ComponentResult(name=Component.CALL, passed=True, measured=1.0, threshold=1.0),
+        ComponentResult(name=Component.TITLE, passed=None),  # not scored: no figure
+        ComponentResult(name=Component.ENDING, passed=False, measured=0.61234, threshold=0.8),
+        ComponentResult(name=Component.COMMENTS, passed=True, measured=3.0, threshold=2.0),
+        ComponentResult(name=Component.POSTS, passed=False, measured=0.0, threshold=5.0),
+        ComponentResult(name=Component.ANCHORS, passed=False, measured=2.0, threshold=3.0),
+        ComponentResult(name=Component.SCORER, passed=None),
+    ])
+    assert junit_properties(verdict, 1.23456, 812) == [
+        ("outcome", "fail"), ("latency_s", "1.2346"), ("content_chars", "812"), ("call_ok", "1"),
+        ("ending_share", "0.6123"), ("comments_found", "3"), ("comments_minimum", "2"), ("posts_found", "0"),
+        ("posts_minimum", "5"), ("anchors_found", "2"), ("anchors_of", "3")]
