@@ -134,12 +134,11 @@ class ProviderConfig(BaseModel):
 
 
 def example_hint(names: list[str], example: Path) -> str:
-    """For the ``names`` the ``example`` configuration defines: ``". firecrawl is defined in
-    providers/providers.example.json, not in the active configuration: pass
-    --provider-config=providers/providers.example.json (or your copy of it) and set FIRECRAWL_API_KEY"``;
-    ``""`` when it defines none of them or cannot be
-    read (the hint is a courtesy: the error stands without it). The path is shown relative to the working
-    directory when under it."""
+    """The hint for the unknown ``names`` that the ``example`` configuration defines, e.g. ``". firecrawl is
+    defined in providers/providers.example.json, not in the active configuration: pass
+    --provider-config=providers/providers.example.json (or your copy of it) and set FIRECRAWL_API_KEY"``.
+    ``""`` when it defines none of them or cannot be read (a courtesy: the error stands without it). The
+    path is shown relative to the working directory when under it."""
     try:
         data = json.loads(example.read_text(encoding="utf-8"))
     except (OSError, ValueError):
