@@ -18,6 +18,8 @@ The stable error classes (:class:`ErrorType`) and the verdict class each one lea
       rate_limited          the service rate-limited the call (API 429)
       infrastructure        a harness component failed (replay server down, local preflight failed)
       replay_unreachable    a hosted service cannot reach the loopback replay server (replay mode)
+      not_public_url        --live, but the case's URL is not a public page (a reserved name such as
+                            .example, a private address): the provider was not called
     fail — the method was tried and did not deliver
       timeout               no complete answer within the per-call deadline (late answers included)
       connect / dns / tls   the connection could not be made
@@ -103,6 +105,7 @@ class ErrorType(StrEnum):
     INFRASTRUCTURE = "infrastructure"
     MISSING_CREDENTIALS = "missing_credentials"
     REPLAY_UNREACHABLE = "replay_unreachable"
+    NOT_PUBLIC_URL = "not_public_url"
     UNSUPPORTED_CONTENT = "unsupported_content"
     UNSUPPORTED = "unsupported"
 
@@ -232,6 +235,7 @@ _SETUP_ADVICE = {
     "missing_credentials": "credentials are missing; set the provider's environment variable",
     "infrastructure": "a harness component failed (replay server, local preflight); fix the setup and rerun",
     "replay_unreachable": "a hosted service cannot reach the local replay server; run it against live pages",
+    "not_public_url": "the case's URL is not a public page, so --live cannot fetch it; score it without --live (replay)",
 }
 # The fetch service's own HTTP status → the setup problem it means.
 _SETUP_API_STATUS = {401: "auth", 403: "auth", 402: "quota", 429: "rate_limited"}
@@ -279,7 +283,7 @@ def assess_call(result: ProviderResult) -> CallAssessment:
     """Classify one provider call (SPEC §3.1). Pure; never raises.
 
     In order: an operator setup problem (error type auth/quota/rate_limited/missing_credentials/
-    infrastructure/replay_unreachable, or service API status 401/403/402/429 unless the adapter called it a
+    infrastructure/replay_unreachable/not_public_url, or service API status 401/403/402/429 unless the adapter called it a
     ``service_error``) → ``UNRESOLVABLE``; a known non-2xx
     ``metadata.upstream_status`` → ``FAIL`` ``upstream_status`` (the content is kept for diagnostics);
     any other error type or ``success=False`` → ``FAIL`` with that error type; a non-2xx service API

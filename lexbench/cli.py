@@ -324,9 +324,21 @@ def _audit_projection(args: argparse.Namespace) -> int:
     return 1 if any(loss.rule == UNEXPLAINED for item in audited for loss in item.audit.losses) else 0
 
 
+def installed_version() -> str:
+    """The version of the installed ``lexbench`` distribution (its metadata, as pip and ``pytest
+    --version`` see it), or ``"unknown (not installed)"`` when the package runs from a bare checkout."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("lexbench")
+    except PackageNotFoundError:
+        return "unknown (not installed)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every verb; each sub-parser's ``handler`` runs it."""
     parser = argparse.ArgumentParser(prog="lexbench", description="lexbench: a benchmark for Web Fetch providers")
+    parser.add_argument("--version", action="version", version=f"lexbench {installed_version()}")
     verbs = parser.add_subparsers(dest="verb", required=True, metavar="VERB")
 
     p = verbs.add_parser("import-corpus", help="turn a folder of ../shared/corpus into a suite directory")

@@ -29,12 +29,18 @@ PAGE = """<!doctype html>
 """
 
 
-def write_suite(root: Path, articles: list[dict], *, suite_id: str = "tiny", registry: Path | None = None) -> Path:
+PUBLIC_BASE = "https://tiny-times.lexbench-tests.net"
+"""A host that may be a public site (not a reserved name), for ``--live`` runs whose providers are loopback
+fakes of hosted services: they are handed the URL and never fetch it."""
+
+
+def write_suite(root: Path, articles: list[dict], *, suite_id: str = "tiny", registry: Path | None = None,
+                url_base: str = "https://tiny.example") -> Path:
     """Write a reviewed suite of fixed articles under ``root`` (rules, cohort, evidence), compile it and
     publish its bindings (and ``registry``'s entry, when given).
 
     Each article dict has ``slug``, ``title`` and ``paragraphs`` (list of str), and optionally ``probes``
-    (``{"with": [...], "without": [...]}``). Returns ``root``.
+    (``{"with": [...], "without": [...]}``) and ``url`` (default ``<url_base>/<slug>``). Returns ``root``.
     """
     captures = root / "evidence" / "captures"
     references = root / "evidence" / "references"
@@ -56,7 +62,7 @@ def write_suite(root: Path, articles: list[dict], *, suite_id: str = "tiny", reg
         if len(paragraphs) > half:
             regions.append({"label": "rest", "first_line": half + 1, "last_line": len(paragraphs)})
         cases.append({
-            "id": case_id, "name": article["title"], "url": f"https://tiny.example/{article['slug']}",
+            "id": case_id, "name": article["title"], "url": article.get("url", f"{url_base}/{article['slug']}"),
             "category": "article", "track": "body", "task_prompt": "Return the readable content of this page.",
             "kind": "fixed_article", "delivery": "text", "lang": "en",
             "capture": {"path": capture_path, "sha256": sha256_bytes(html.encode("utf-8")),

@@ -56,10 +56,9 @@ def test_items_are_case_by_provider_and_verdicts_are_outcomes(bench):
     report = (run_dir / "report.md").read_text()
     assert "| reference-echo |" in report and "Controls" in report
 
-    cases = ET.parse(pytester.path / "out.xml").getroot().iter("testcase")
-    props = {c.get("name"): {p.get("name"): p.get("value") for p in c.iter("property")} for c in cases}
-    assert props["article-002-en-orchard[reference-echo]"]["lexbench.regions"] == "1.0000"
-    assert "lexbench.latency_s" in props["article-002-en-orchard[trafilatura]"]
+    props = {p.get("name"): p.get("value") for p in ET.parse(pytester.path / "out.xml").getroot().iter("property")}
+    assert props["lexbench/article-002-en-orchard[reference-echo]/regions_lowest_share"] == "1.0000"
+    assert "lexbench/article-002-en-orchard[trafilatura]/latency_s" in props
 
 
 @pytest.mark.slow

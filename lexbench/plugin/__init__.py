@@ -33,6 +33,7 @@ from lexbench.plugin.state import STATE, BenchState, benchmark_requested, provid
 from lexbench.plugin.writer import RunWriter
 from lexbench.providers.policy import declared_family
 from lexbench.replay import check_public_base_url, new_run_prefix, served_fetches_url
+from lexbench.run.live import live_refusal
 from lexbench.run.planning import expand_gateway_specs, planned_worker_cpus, worker_cpu
 from lexbench.run.session import RunRequest, RunSession
 from lexbench.shard import Shard
@@ -85,6 +86,9 @@ def pytest_configure(config: pytest.Config) -> None:
         suite = state.get_suite()
     except LexbenchError as exc:
         raise pytest.UsageError(f"--suite: {exc}") from None
+    refusal = live_refusal(suite.id, suite.cases) if state.live else None
+    if refusal:
+        raise pytest.UsageError(refusal)
     state.worker_cpus = _planned_worker_cpus(config, state)
     _open_run(state, suite)
     config.pluginmanager.register(RunWriter(state), "lexbench-run-writer")
@@ -221,10 +225,11 @@ def pytest_collect_directory(path: Path, parent: pytest.Collector) -> pytest.Col
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):  # type: ignore[no-untyped-def]
-    """``pytest_runtest_makereport``: attach the item's run row to its call-phase report."""
+    """``pytest_runtest_makereport``: attach the item's run row and JUnit figures to its call-phase report."""
     report = yield
     if call.when == "call" and isinstance(item, CaseItem) and item.row_json:
         report.lexbench_row = item.row_json
+        report.lexbench_properties = item.junit_properties
     return report
 
 

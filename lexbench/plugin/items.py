@@ -12,6 +12,7 @@ from lexbench.dataset.suite import Suite
 from lexbench.errors import LexbenchError
 from lexbench.plugin.state import STATE
 from lexbench.providers import call_provider
+from lexbench.run.live import not_public_answer
 from lexbench.run.row import junit_properties
 from lexbench.run.session import scored_row
 from lexbench.verdict import Outcome, Verdict
@@ -58,6 +59,7 @@ class CaseItem(pytest.Item):
         self.case = case
         self.provider_name = provider_name
         self.row_json: str | None = None
+        self.junit_properties: list[tuple[str, str]] = []  # the item's figures, for the JUnit XML (RunWriter)
         state = self.config.stash[STATE]
         self.output_contract = state.specs[provider_name].output_contract
         if self.output_contract == "control":
@@ -93,6 +95,9 @@ class CaseItem(pytest.Item):
                 ErrorType.REPLAY_UNREACHABLE,
                 f"{self.provider_name} is a hosted service and cannot fetch the loopback replay server; "
                 "its items run only with --live")
+        refused = not_public_answer(self.case, self.provider_name) if state.live and provider_type.needs_network else None
+        if refused is not None:
+            return refused
         down = state.replay_down(probe=False) if provider_type.needs_network else None
         if down:
             return ProviderResult.failure(ErrorType.INFRASTRUCTURE, f"{down}; {self.provider_name} was not called")
@@ -117,7 +122,8 @@ class CaseItem(pytest.Item):
         row = scored_row(state.run_dir, state.row_context(self.provider_name, self.parent.suite.id), self.case,
                          answered, result, verdict)
         self.row_json = row.model_dump_json()
-        self.user_properties.extend(junit_properties(verdict, result.latency_s, len(answered.content)))
+        self.junit_properties = [(f"lexbench/{row.item_id}/{name}", value)
+                                 for name, value in junit_properties(verdict, result.latency_s, len(answered.content))]
 
     def repr_failure(self, excinfo, style=None):  # type: ignore[no-untyped-def]
         if isinstance(excinfo.value, VerdictFailure):

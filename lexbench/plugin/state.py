@@ -10,7 +10,7 @@ import pytest
 
 from lexbench.dataset.case import Case
 from lexbench.dataset.suite import Suite, load_suite
-from lexbench.errors import LexbenchError
+from lexbench.errors import LexbenchError, RulesError
 from lexbench.providers import PROVIDER_TYPES, Provider, ProviderConfig, ProviderSpec, RuntimePolicy, build_provider, default_config, load_config
 from lexbench.providers.credentials import Redactor
 from lexbench.providers.guard import NetworkGuard
@@ -57,10 +57,20 @@ class BenchState:
 
     def get_suite(self) -> Suite:
         """The ``--suite``, loaded once per process. A worker loads the dataset its controller checked
-        (the same sha256) without checking its bindings again."""
+        (the same sha256) without checking its bindings again. Raises what :func:`load_suite` raises;
+        for the id of a suite the importer makes (``aeb``), the error says where it is or how to import it
+        (:func:`lexbench.dataset.importers.imported_suite_hint`)."""
         if self.suite is None:
-            self.suite = load_suite(self.config.getoption("suite"),
-                                    validated_sha256=self.dataset_sha256 if self.is_worker else None)
+            name = self.config.getoption("suite")
+            try:
+                self.suite = load_suite(name, validated_sha256=self.dataset_sha256 if self.is_worker else None)
+            except RulesError as exc:
+                from lexbench.dataset.importers import imported_suite_hint  # only when the suite is not found
+
+                hint = imported_suite_hint(name)
+                if hint is None:
+                    raise
+                raise RulesError(f"{exc}; {hint}") from None
         return self.suite
 
     def provider_type(self, name: str) -> type[Provider]:

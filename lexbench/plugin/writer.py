@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from _pytest.junitxml import xml_key  # the session's JUnit XML writer, as record_testsuite_property finds it
 
 from lexbench.errors import RunError
 from lexbench.plugin.state import BenchState
@@ -32,12 +33,22 @@ class RunWriter:
         try:
             if row_json and report.when == "call":
                 run.append_json(row_json)  # made by RunRow.model_dump_json(): no re-parse
+                self._junit_figures(report)
             elif report.failed and not row_json and report.when != "teardown":
                 # The item died without a verdict (worker killed, backstop timeout): record it as crashed.
                 message = str(report.longrepr).strip().splitlines()[-1][:500] if report.longrepr else "no verdict"
                 run.record_crash(report.nodeid, message)
         except RunError:
             self._stop(f"lexbench: the run record cannot be written: {run.write_failure}")
+
+    def _junit_figures(self, report: pytest.TestReport) -> None:
+        # Per-item figures go to the <testsuite>'s <properties>, named lexbench/<item>/<figure>: the
+        # xunit2 schema (pytest's default family) has no <properties> per <testcase>, so pytest's
+        # user_properties would make the file invalid. This is where record_testsuite_property writes.
+        xml = self.state.config.stash.get(xml_key, None)
+        if xml is not None:
+            for name, value in getattr(report, "lexbench_properties", ()):
+                xml.add_global_property(name, value)
 
     def _stop(self, reason: str) -> None:
         # pytest-xdist's controller loop reads only its own ``shouldstop`` (not ``session.shouldstop``),

@@ -44,6 +44,8 @@ from lexbench.providers.credentials import Redactor, has_placeholder, malformed_
 
 CONFIGURED = "configured"
 """The ``--providers`` value that selects the configuration's ``default_providers``."""
+EXAMPLE_CONFIG = Path(__file__).resolve().parents[2] / "providers" / "providers.example.json"
+"""The repository's example configuration: every provider the README lists, hosted ones included."""
 LogLevel = Literal["info", "debug"]
 
 
@@ -103,9 +105,11 @@ class ProviderConfig(BaseModel):
     def names(self) -> list[str]:
         return [spec.name for spec in self.providers]
 
-    def select(self, selection: str | None) -> list[ProviderSpec]:
+    def select(self, selection: str | None, *, example: Path | None = EXAMPLE_CONFIG) -> list[ProviderSpec]:
         """The providers a ``--providers`` value selects: ``None`` or ``configured`` → ``default_providers``;
-        else comma-separated names. Raises :class:`ConfigError` for unknown or repeated names."""
+        else comma-separated names. Raises :class:`ConfigError` for unknown or repeated names; for an
+        unknown name that the ``example`` configuration defines, the error names that file, the
+        credential variables to set and ``--provider-config`` (:func:`example_hint`)."""
         if selection is None or selection.strip() == CONFIGURED:
             names = list(self.default_providers)
         else:
@@ -114,7 +118,8 @@ class ProviderConfig(BaseModel):
             raise ConfigError("no provider selected")
         unknown = [n for n in names if n not in self.names]
         if unknown:
-            raise ConfigError(f"unknown provider(s) {', '.join(unknown)}; configured: {', '.join(self.names)}")
+            raise ConfigError(f"unknown provider(s) {', '.join(unknown)}; configured: {', '.join(self.names)}"
+                              + (example_hint(unknown, example) if example is not None else ""))
         if len(set(names)) != len(names):
             raise ConfigError(f"a provider is named twice in {selection!r}")
         return [self.spec(n) for n in names]
@@ -126,6 +131,32 @@ class ProviderConfig(BaseModel):
         dump = Redactor.from_environment(placeholder_names(dump)).value(dump)
         canonical = json.dumps(dump, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
         return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def example_hint(names: list[str], example: Path) -> str:
+    """The hint for the unknown ``names`` that the ``example`` configuration defines, e.g. ``". firecrawl is
+    defined in providers/providers.example.json, not in the active configuration: pass
+    --provider-config=providers/providers.example.json (or your copy of it) and set FIRECRAWL_API_KEY"``.
+    ``""`` when it defines none of them or cannot be read (a courtesy: the error stands without it). The
+    path is shown relative to the working directory when under it."""
+    try:
+        data = json.loads(example.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return ""
+    entries = data.get("providers") if isinstance(data, dict) else None
+    defined = {e["name"]: e for e in entries if isinstance(e, dict) and isinstance(e.get("name"), str)} \
+        if isinstance(entries, list) else {}
+    found = [name for name in names if name in defined]
+    if not found:
+        return ""
+    variables = list(dict.fromkeys(v for name in found for v in placeholder_names(defined[name].get("options") or {})))
+    try:
+        shown = example.relative_to(Path.cwd())
+    except ValueError:
+        shown = example
+    credentials = f" and set {', '.join(variables)}" if variables else ""
+    return (f". {', '.join(found)} {'is' if len(found) == 1 else 'are'} defined in {shown}, not in the active "
+            f"configuration: pass --provider-config={shown} (or your copy of it){credentials}")
 
 
 def _reject_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:

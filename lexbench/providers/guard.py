@@ -24,6 +24,15 @@ from lexbench.providers.call import FetchError
 _NAT64 = ipaddress.ip_network("64:ff9b::/96")
 _SCHEMES = ("http", "https")
 
+# Names that never lead to a public page: the special-use domain names that are not public (IANA's
+# registry, https://www.iana.org/assignments/special-use-domain-names), by the RFC that reserves them.
+# The Public Suffix List does not answer this: it omits these names but also lags real new TLDs.
+_RESERVED_SUFFIXES = {
+    "example": "RFC 2606", "example.com": "RFC 2606", "example.net": "RFC 2606", "example.org": "RFC 2606",
+    "test": "RFC 2606", "invalid": "RFC 2606", "localhost": "RFC 6761", "local": "RFC 6762 (mDNS)",
+    "onion": "RFC 7686", "home.arpa": "RFC 8375", "alt": "RFC 9476", "internal": "ICANN, private use",
+}
+
 
 def non_public_reason(address: str) -> str | None:
     """Why ``address`` (an IPv4/IPv6 literal, optionally with a ``%zone``) is not public, or ``None``.
@@ -81,6 +90,38 @@ def numeric_ipv4(host: str) -> str | None:
         return None
     value = last + sum(n << (8 * (3 - i)) for i, n in enumerate(head))
     return str(ipaddress.IPv4Address(value))
+
+
+def page_url_problem(url: str) -> str | None:
+    """Why ``url`` cannot be a public page, or ``None`` when it may be one (SPEC §5; used before any
+    ``--live`` call). Pure: nothing is resolved.
+
+    Not public: a URL :meth:`NetworkGuard.check_url` refuses (unparsable, not http(s), no host,
+    credentials); an IP literal that is not public (:func:`non_public_reason`; ``2130706433`` is read
+    as ``127.0.0.1``); a single-label host (``intranet``); a host under a reserved special-use name
+    (``.example``, ``example.com``, ``.test``, ``.invalid``, ``.localhost``, ``.local``, ``.onion``,
+    ``home.arpa``, ``.alt``, ``.internal``). The reason names the host and the RFC."""
+    try:
+        host = httpx.URL(url).host.lower().rstrip(".")
+    except (ValueError, httpx.InvalidURL):
+        host = ""  # check_url says why
+    reason = non_public_reason(numeric_ipv4(host) or host) if host else None
+    if reason is not None and reason != "not an IP address":
+        return f"{host} is not a public address ({reason})"
+    try:
+        NetworkGuard().check_url(url)
+    except FetchError as refused:
+        return str(refused).removeprefix("refused ")
+    if reason is None:
+        return None  # a public IP literal
+    labels = host.split(".")
+    for start in range(len(labels)):
+        suffix = ".".join(labels[start:])
+        if suffix in _RESERVED_SUFFIXES:
+            return f"{host} is a reserved name (.{suffix}, {_RESERVED_SUFFIXES[suffix]}), never a public site"
+    if len(labels) == 1:
+        return f"{host} is a single-label host name, resolved only on a local network"
+    return None
 
 
 @dataclass(frozen=True)

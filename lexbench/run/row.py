@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from lexbench.dataset.case import Case
 from lexbench.answer import ErrorType, ProviderResult
 from lexbench.record import RunRow, count_tokens
-from lexbench.verdict import Outcome, Verdict
+from lexbench.verdict import Component, Outcome, Verdict
 
 _ITEM_NAME = re.compile(r"(?P<case>[^:\[\]]+)\[(?P<provider>[^\]]+)\]$")
 
@@ -74,15 +74,41 @@ def parse_item_name(name: str) -> tuple[str, str] | None:
     return (match["case"], match["provider"]) if match else None
 
 
+_COUNTS: dict[Component, tuple[str, str]] = {
+    Component.TITLE: ("found", "of"), Component.STABLE_GROUPS: ("found", "of"),
+    Component.PAGE_IDENTITY: ("found", "of"), Component.ANCHORS: ("found", "of"),
+    Component.COMMENTS: ("found", "minimum"), Component.POSTS: ("found", "minimum"),
+}
+"""Components measured by a count: the names of their measured value and of their threshold."""
+_SHARES: dict[Component, str] = {Component.REGIONS: "lowest_share", Component.ENDING: "share"}
+"""Components measured by a fragment-coverage share (0–1): the name of their measured value."""
+
+
 def junit_properties(verdict: Verdict, latency_s: float, content_chars: int) -> list[tuple[str, str]]:
-    """The figures a CI dashboard wants per item, as JUnit XML properties: the outcome, the latency
-    (seconds), the answer's size (characters), each measured component and each labelled coverage."""
-    props = [("lexbench.outcome", verdict.outcome.value), ("lexbench.latency_s", f"{latency_s:.4f}"),
-             ("lexbench.content_chars", str(content_chars))]
+    """The figures a CI dashboard wants per item, as ``(name, value)`` pairs, each name carrying its unit:
+
+    ``outcome`` (pass, fail or unresolvable); ``latency_s`` (seconds); ``content_chars`` (characters of
+    the answer); ``call_ok`` (1 or 0); shares of fragment coverage from 0 to 1, four decimals:
+    ``ending_share``, ``regions_lowest_share`` and ``region_share.<label>`` per region; whole counts:
+    ``title_found``/``title_of``, ``stable_groups_found``/``stable_groups_of``,
+    ``page_identity_found``/``page_identity_of``, ``anchors_found``/``anchors_of``,
+    ``comments_found``/``comments_minimum`` and ``posts_found``/``posts_minimum``. A component not
+    scored for the case gives none."""
+    props = [("outcome", verdict.outcome.value), ("latency_s", f"{latency_s:.4f}"), ("content_chars", str(content_chars))]
     for component in verdict.components:
-        if component.measured is not None:
-            props.append((f"lexbench.{component.name.value}", f"{component.measured:.4f}"))
-        for detail in component.details:
-            if "coverage" in detail and "label" in detail:
-                props.append((f"lexbench.{component.name.value}.{detail['label']}", f"{detail['coverage']:.4f}"))
+        name = component.name
+        if component.measured is None:
+            continue
+        if name is Component.CALL:
+            props.append(("call_ok", str(int(component.measured))))
+        elif name in _SHARES:
+            props.append((f"{name.value}_{_SHARES[name]}", f"{component.measured:.4f}"))
+        elif name in _COUNTS:
+            measured, threshold = _COUNTS[name]
+            props.append((f"{name.value}_{measured}", str(int(component.measured))))
+            if component.threshold is not None:
+                props.append((f"{name.value}_{threshold}", str(int(component.threshold))))
+        if name is Component.REGIONS:
+            props += [(f"region_share.{detail['label']}", f"{detail['coverage']:.4f}")
+                      for detail in component.details if "coverage" in detail and "label" in detail]
     return props

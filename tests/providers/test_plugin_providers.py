@@ -17,7 +17,7 @@ from lexbench.providers import PROVIDER_TYPES
 from lexbench.providers.credentials import placeholder_names
 from tests.providers.hosted_fakes import FAKES, serve
 from tests.providers.servers import LoopbackServer, fake_fetch_api
-from tests.suite_factory import ARTICLES, write_suite
+from tests.suite_factory import ARTICLES, PUBLIC_BASE, write_suite
 
 pytestmark = pytest.mark.slow  # starts processes or servers: make test-fast leaves it out
 
@@ -38,7 +38,7 @@ def bench(pytester):
     pytester.makeconftest(CONFTEST)
     pytester.makeini("[pytest]\ntestpaths = cases\naddopts = -p no:cacheprovider\n")
     (pytester.path / "cases").mkdir()
-    return pytester, write_suite(pytester.path / "suite", ARTICLES)
+    return pytester, write_suite(pytester.path / "suite", ARTICLES, url_base=PUBLIC_BASE)  # --live hands them on
 
 
 def hosted_entries(base_url: Callable[[dict], str]) -> list[dict]:

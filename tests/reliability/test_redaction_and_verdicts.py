@@ -18,7 +18,7 @@ import pytest
 
 from tests.providers.hosted_fakes import FAKES, serve
 from tests.reliability.leaks import leaks, written_files
-from tests.suite_factory import ARTICLES, write_suite
+from tests.suite_factory import ARTICLES, PUBLIC_BASE, write_suite
 
 
 pytestmark = [pytest.mark.attack(item=2), pytest.mark.slow]
@@ -39,8 +39,8 @@ def run_bench(pytester, monkeypatch, not_secret: list[str]) -> tuple[list[dict],
     pytester.makeconftest(CONFTEST)
     pytester.makeini("[pytest]\ntestpaths = cases\naddopts = -p no:cacheprovider\n")
     (pytester.path / "cases").mkdir()
-    suite = write_suite(pytester.path / "suite", ARTICLES)
-    pages = {f"https://tiny.example/{a['slug']}": answer(a) for a in ARTICLES}
+    suite = write_suite(pytester.path / "suite", ARTICLES, url_base=PUBLIC_BASE)
+    pages = {f"{PUBLIC_BASE}/{a['slug']}": answer(a) for a in ARTICLES}
     with serve("brightdata-unlocker", pages, echo_key=True) as server:
         config = pytester.path / "providers.json"
         config.write_text(json.dumps({"schema_version": 1, "default_providers": ["brightdata"], "providers": [{

@@ -30,7 +30,7 @@ import pytest
 from lexbench.providers import PROVIDER_TYPES, load_config
 from tests.providers.servers import LoopbackServer, send
 from tests.reliability.leaks import leaks, written_files
-from tests.suite_factory import ARTICLES, write_suite
+from tests.suite_factory import ARTICLES, PUBLIC_BASE, write_suite
 
 
 pytestmark = pytest.mark.attack(item=1)
@@ -109,6 +109,9 @@ def sent_values(h, body: bytes) -> list[str]:  # type: ignore[no-untyped-def]
     return values
 
 
+_HOST = PUBLIC_BASE.removeprefix("https://")
+
+
 def hostile_echo() -> LoopbackServer:
     """Answers whatever it is asked with everything it was sent: headers, query and body, raw and
     base64. The case URL's last segment picks the answer: a 200 JSON echo in every field a service
@@ -121,7 +124,7 @@ def hostile_echo() -> LoopbackServer:
         encoded = [form for value in sent_values(h, body) for form in encodings(value)]
         echo = "\n".join([received, base64.b64encode(received.encode()).decode(),
                           base64.urlsafe_b64encode(received.encode()).decode(), *encoded])
-        scenario = next((s for s in SCENARIOS if f"tiny.example/{s}" in received or f"tiny.example%2F{s}" in received),
+        scenario = next((s for s in SCENARIOS if f"{_HOST}/{s}" in received or f"{_HOST}%2F{s}" in received),
                         "success")
         headers = {"X-Echo": h.headers.get("Authorization", "none").replace("\n", " "),
                    "X-Request-Id": (h.headers.get("Authorization") or "none")[-60:]}
@@ -133,8 +136,8 @@ def hostile_echo() -> LoopbackServer:
             item = {key: echo for key in ("markdown", "content", "text", "html", "raw_content", "title", "error")}
             payload = {"success": True, "status": 200, "code": 200, "request_id": echo[:80], **item,
                        "data": {**item, "metadata": {"statusCode": 200, "title": echo}},
-                       "results": [{**item, "url": "https://tiny.example/success", "status": "success"}],
-                       "statuses": [{"id": "https://tiny.example/success", "status": "success"}]}
+                       "results": [{**item, "url": f"{PUBLIC_BASE}/success", "status": "success"}],
+                       "statuses": [{"id": f"{PUBLIC_BASE}/success", "status": "success"}]}
             send(h, 200, json.dumps(payload).encode(), "application/json", headers)
 
     return LoopbackServer(handle)
@@ -158,7 +161,7 @@ def test_no_secret_of_any_configured_provider_reaches_any_byte_the_run_writes(py
     pytester.makeini("[pytest]\ntestpaths = cases\naddopts = -p no:cacheprovider\n")
     (pytester.path / "cases").mkdir()
     articles = [dict(ARTICLES[i % 2], slug=scenario) for i, scenario in enumerate(SCENARIOS)]
-    suite = write_suite(pytester.path / "suite", articles)
+    suite = write_suite(pytester.path / "suite", articles, url_base=PUBLIC_BASE)
 
     servers: dict[str, LoopbackServer] = {}
     providers: list[dict[str, Any]] = []

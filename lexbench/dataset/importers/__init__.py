@@ -22,6 +22,7 @@ The corpus itself is never copied anywhere else (it must not enter git). Formats
 
 from __future__ import annotations
 
+import os
 import time
 from datetime import date
 from pathlib import Path
@@ -70,10 +71,11 @@ from lexbench.dataset.importers.common import (
 from lexbench.dataset.endings import choose_ending
 from lexbench.dataset.importers.report import PROBES_NAME, REPORT_NAME, ImportReport, SkippedPage
 from lexbench.dataset.segment import auto_regions
-from lexbench.dataset.suite import build_suite
+from lexbench.dataset.suite import CASES_ROOT, build_suite
 from lexbench.errors import CorpusImportError
 
-__all__ = ["FORMATS", "ImportReport", "SkippedPage", "import_corpus", "known_formats"]
+__all__ = ["FORMATS", "IMPORTED_SUITES", "ImportReport", "SkippedPage", "import_corpus", "imported_suite_hint",
+           "known_formats"]
 
 FORMATS: dict[str, CorpusFormat] = {
     fmt.name: fmt
@@ -86,6 +88,34 @@ FORMATS: dict[str, CorpusFormat] = {
 
 CATEGORY = "article"
 TRACK = "body"
+
+
+IMPORTED_SUITES = CASES_ROOT.parent / "build" / "suites"
+"""Where ``make corpus-suites`` writes imported suites (its ``SUITES``): one directory per format."""
+CORPUS = CASES_ROOT.parent.parent / "shared" / "corpus"
+"""The real corpus beside the repository (``make corpus-suites``' ``CORPUS``): one folder per format."""
+
+
+def imported_suite_hint(name: str, suites: Path = IMPORTED_SUITES, corpus: Path = CORPUS) -> str | None:
+    """What to do when ``--suite name`` names no suite but is the id (or the format) of a suite the
+    importer makes, e.g. ``aeb``: pass the directory it was imported to (``suites/<format>``, when it
+    holds a ``dataset.json``), or the exact ``lexbench import-corpus`` command that writes it there.
+    ``None`` for any other name. Paths are shown relative to the working directory where that is short."""
+    fmt = next((f for f in FORMATS.values() if name in (f.suite_id, f.name)), None)
+    if fmt is None:
+        return None
+    target = _shown(suites / fmt.name)
+    if (suites / fmt.name / DATASET_NAME).is_file():
+        return f"suite {fmt.suite_id!r} is imported in {target}: pass --suite={target}"
+    return (f"{name!r} names the suite `lexbench import-corpus --format {fmt.name}` makes (id {fmt.suite_id!r}); "
+            f"import it first: lexbench import-corpus --format {fmt.name} --source {_shown(corpus / fmt.name)} "
+            f"--output {target} (make corpus-suites writes its suites to {_shown(suites)} too), then pass "
+            f"--suite={target}")
+
+
+def _shown(path: Path) -> str:
+    relative = os.path.relpath(path)
+    return str(path) if relative.startswith(os.path.join(os.pardir, os.pardir)) else relative
 
 
 def known_formats() -> list[str]:
