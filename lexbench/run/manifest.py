@@ -101,6 +101,7 @@ class Manifest(_Part):
     argv: list[str]
     suite: SuiteFacts
     providers: list[str]
+    test_providers: dict[str, str] = Field(default_factory=dict)
     provider_selection: str
     provider_config: ProviderConfigFacts
     runtime_policy: dict[str, Any]
