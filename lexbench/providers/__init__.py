@@ -42,8 +42,8 @@ class ProviderRegistry(Mapping[str, "type[Provider]"]):
     """Provider types by type name; each class is imported on its first lookup.
 
     Built from ``{type name: "package.module:Class"}`` (the built-in types), to which the entry points
-    of ``group`` (:data:`ENTRY_POINT_GROUP`) are added the first time a name outside them is asked for
-    or the names are listed, and the classes :meth:`register` adds. Iterating, ``len`` and ``in`` read
+    of ``group`` (:data:`ENTRY_POINT_GROUP`) are added on first use (reading the installed
+    distributions' metadata, not importing them), and the classes :meth:`register` adds. Iterating, ``len`` and ``in`` read
     the names only; ``registry[name]`` imports the class (``KeyError`` for an unknown name; an
     ``ImportError`` of a broken built-in module propagates, naming it; an entry point that cannot be
     imported, or names no ``Provider`` subclass of that ``type_name``, raises :class:`ConfigError`
@@ -73,8 +73,7 @@ class ProviderRegistry(Mapping[str, "type[Provider]"]):
             self._origins.setdefault(point.name, origin)
 
     def __getitem__(self, name: str) -> type[Provider]:
-        if name not in self._entries:
-            self._discover()
+        self._discover()  # on the first lookup of any name, so an entry point taking a built-in name is refused
         entry = self._entries[name]
         if isinstance(entry, str):
             entry = self._entries[name] = self._load(name, entry)
@@ -99,8 +98,7 @@ class ProviderRegistry(Mapping[str, "type[Provider]"]):
         return cls
 
     def __contains__(self, name: object) -> bool:
-        if name not in self._entries:
-            self._discover()
+        self._discover()
         return name in self._entries
 
     def __iter__(self) -> Iterator[str]:
