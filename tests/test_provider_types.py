@@ -5,6 +5,7 @@ item 3; README "Your own provider type")."""
 import base64
 import hashlib
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -160,7 +161,7 @@ def test_an_installed_distributions_type_runs_by_name_from_a_configuration(proje
     project.makeconftest('pytest_plugins = ["lexbench.plugin"]')
     (project.path / "cases").mkdir()
     config = provider_config(project.path / "providers.json", "echoes", name="acme")
-    monkeypatch.setenv("PYTHONPATH", str(target))
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(target), os.environ.get("PYTHONPATH")])))
     run_dir = project.path / "run"
     result = project.runpytest_subprocess("cases", f"--provider-config={config}", "--providers=acme", "-k", "carrick",
                                           f"--run-dir={run_dir}")
