@@ -209,3 +209,21 @@ def test_with_the_benchmark_off_a_users_test_is_skipped_with_how_to_turn_it_on(p
     result = project.runpytest("test_user.py", "--collect-only", "-q")
     assert f"test_user.py::test_mine[{CASE}]" in result.outlines and "15 tests collected" in result.stdout.str()
     assert not (project.path / "runs").exists()
+
+
+@pytest.mark.slow  # opening a run reads the checkout's git state (a process)
+def test_a_resumed_run_runs_only_the_cases_a_users_test_has_not_answered(project):
+    project.makepyfile(test_user='''
+        import lexbench
+
+        def test_echo(lexbench_case):
+            lexbench.assert_passes(lexbench_case, lexbench_case.title or "untitled")
+    ''')
+    run_dir = project.path / "run"
+    project.runpytest(*OPEN_RUN, "test_user.py", *ONE_CASE, f"--run-dir={run_dir}").assert_outcomes(passed=1, failed=1)
+    result = project.runpytest(*OPEN_RUN, "test_user.py", "--providers=reference-echo", "-k", "carrick or sella",
+                               f"--resume={run_dir}")
+    result.assert_outcomes(passed=1, failed=1, deselected=28)  # the carrick items are already recorded
+    assert sorted(rows_of(run_dir)) == sorted((case, provider) for case in (CASE, "forum-016-en-sella-bar-tides")
+                                              for provider in ("reference-echo", "echo"))
+    assert json.loads((run_dir / "manifest.json").read_text())["test_providers"] == {"echo": "test_user.py::test_echo"}

@@ -9,7 +9,9 @@ benchmark: one :class:`SuiteCollector` for ``--suite``, holding items named ``<c
 Outcomes: pass → passed; fail → failed with the verdict's explanation (no traceback);
 unresolvable → skipped with its reason. Results reach the controller through each report's
 ``lexbench_row`` attribute, which pytest-xdist serialises with the report, so ``-n 0`` and
-``-n auto`` produce the same run record.
+``-n auto`` produce the same run record. A user's own test on the ``lexbench_case`` fixture
+(:mod:`lexbench.plugin.fixtures`) is a provider of the run too: its answers, scored by
+``lexbench.assert_passes``, travel the same way.
 
 Resume and shards (SPEC §6): the controller decides at configure time which items are already
 finished (``--resume=RUN_DIR``) and passes that set and the ``--shard=K/N`` spec to every worker, so
