@@ -3,6 +3,7 @@
 
 import json
 import textwrap
+import xml.etree.ElementTree as ET
 
 import pytest
 
@@ -81,7 +82,8 @@ def rows_of(run_dir):
 def test_a_users_fetcher_is_scored_and_recorded_like_a_built_in_provider(project):
     project.makepyfile(test_user=textwrap.dedent(USER_TESTS))
     run_dir = project.path / "run"
-    result = project.runpytest(*OPEN_RUN, "test_user.py", *ONE_CASE, f"--run-dir={run_dir}", "-rA")
+    result = project.runpytest(*OPEN_RUN, "test_user.py", *ONE_CASE, f"--run-dir={run_dir}", "-rA",
+                               f"--junitxml={project.path / 'out.xml'}")
     result.assert_outcomes(passed=5, failed=2, skipped=1)
     output = result.stdout.str()
 
@@ -116,6 +118,9 @@ def test_a_users_fetcher_is_scored_and_recorded_like_a_built_in_provider(project
     listed = {p["provider"] for board in report["leaderboards"] for p in board["providers"]}
     assert {"text_fetcher", "acme-api", "broken_fetcher"} <= listed
     assert "text_fetcher" in output.split("lexbench leaderboard", 1)[1]
+    cases = ET.parse(project.path / "out.xml").getroot().iter("testcase")
+    props = {c.get("name"): {p.get("name"): p.get("value") for p in c.iter("property")} for c in cases}
+    assert props[f"test_markdown_fetcher[{CASE}]"]["lexbench.outcome"] == "pass"
 
 
 @pytest.mark.slow  # the replay server and a run
