@@ -228,3 +228,24 @@ def test_a_resumed_run_runs_only_the_cases_a_users_test_has_not_answered(project
     assert sorted(rows_of(run_dir)) == sorted((case, provider) for case in (CASE, "forum-016-en-sella-bar-tides")
                                               for provider in ("reference-echo", "echo"))
     assert json.loads((run_dir / "manifest.json").read_text())["test_providers"] == {"echo": "test_user.py::test_echo"}
+
+
+@pytest.mark.slow  # opening a run reads the checkout's git state (a process)
+def test_shards_deal_a_users_test_by_case_and_merge(project, tmp_path):
+    from lexbench.record import merge_runs
+
+    project.makepyfile(test_user='''
+        import lexbench
+
+        def test_echo(lexbench_case):
+            lexbench.assert_passes(lexbench_case, lexbench_case.title or "untitled")
+    ''')
+    shards = [project.path / f"shard{k}" for k in (1, 2)]
+    for k, run_dir in enumerate(shards, 1):
+        result = project.runpytest(*OPEN_RUN, "test_user.py", "--providers=reference-echo", "-k", "carrick or rooftop",
+                                   f"--shard={k}/2", f"--run-dir={run_dir}")
+        result.assert_outcomes(passed=1, failed=1, deselected=28)
+    merged = merge_runs(shards, tmp_path / "merged")
+    assert merged["providers"] == ["reference-echo", "echo"]
+    assert sorted(rows_of(tmp_path / "merged")) == sorted(
+        (case, provider) for case in (CASE, "article-002-zh-rooftop-gardens") for provider in ("reference-echo", "echo"))

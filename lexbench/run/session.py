@@ -180,7 +180,9 @@ class RunSession:
         if name in self.manifest.test_providers:
             return
         self.manifest.test_providers[name] = test
-        self.manifest.providers.append(name)
+        # Selected providers first, then the tests' by name: the same list whatever order rows arrive in,
+        # so the shards of one run agree (lexbench report --merge compares it).
+        self.manifest.providers = [*self.request.specs, *sorted(self.manifest.test_providers)]
         try:
             write_manifest(self.run_dir, self.manifest.record())
         except OSError as exc:
@@ -326,7 +328,7 @@ def _first_manifest(request: RunRequest, configuration: dict, configuration_sha2
                          review_status=suite.dataset.suite.review_status.value, path=str(suite.root),
                          dataset_sha256=suite.dataset_sha256, cases=len(suite.cases)),
         # A resumed run keeps the providers its users' tests added (add_test_provider).
-        providers=[*request.specs, *(name for name in previous.get("test_providers", {}) if name not in request.specs)],
+        providers=[*request.specs, *sorted(name for name in previous.get("test_providers", {}) if name not in request.specs)],
         test_providers=previous.get("test_providers", {}),
         provider_selection=request.provider_selection or CONFIGURED,
         provider_config=provider_config_facts(
