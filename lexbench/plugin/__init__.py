@@ -9,7 +9,9 @@ benchmark: one :class:`SuiteCollector` for ``--suite``, holding items named ``<c
 Outcomes: pass → passed; fail → failed with the verdict's explanation (no traceback);
 unresolvable → skipped with its reason. Results reach the controller through each report's
 ``lexbench_row`` attribute, which pytest-xdist serialises with the report, so ``-n 0`` and
-``-n auto`` produce the same run record.
+``-n auto`` produce the same run record. A user's own test on the ``lexbench_case`` fixture
+(:mod:`lexbench.plugin.fixtures`) is a provider of the run too: its answers, scored by
+``lexbench.assert_passes``, travel the same way.
 
 Resume and shards (SPEC §6): the controller decides at configure time which items are already
 finished (``--resume=RUN_DIR``) and passes that set and the ``--shard=K/N`` spec to every worker, so
@@ -27,11 +29,16 @@ import pytest
 
 from lexbench.dataset.suite import Suite
 from lexbench.errors import LexbenchError, RunError
+from lexbench.plugin.fixtures import (
+    NAME_MARK, attach_test_row, case_of_test, check_test_providers, fetch_timeout, lexbench_case, lexbench_provider,
+    lexbench_run, mark_call_start, parametrize_cases, provider_of_test, register_conftest_types,
+)
 from lexbench.plugin.items import BACKSTOP_MARGIN, BenchmarkDirectory, CaseItem, SuiteCollector, VerdictFailure
 from lexbench.plugin.options import pytest_addoption
 from lexbench.plugin.state import STATE, BenchState, benchmark_requested, provider_config_of, runtime_policy_of
 from lexbench.plugin.writer import RunWriter
 from lexbench.providers.policy import declared_family
+from lexbench.record import item_id
 from lexbench.replay import check_public_base_url, new_run_prefix, served_fetches_url
 from lexbench.run.live import live_refusal
 from lexbench.run.planning import expand_gateway_specs, planned_worker_cpus, worker_cpu
@@ -39,13 +46,23 @@ from lexbench.run.session import RunRequest, RunSession
 from lexbench.shard import Shard
 
 __all__ = ["BACKSTOP_MARGIN", "STATE", "BenchState", "BenchmarkDirectory", "CaseItem", "RunWriter", "SuiteCollector",
-           "VerdictFailure", "pytest_addoption"]
+           "VerdictFailure", "fetch_timeout", "lexbench_case", "lexbench_provider", "lexbench_run", "pytest_addoption"]
+
+
+def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
+    """``pytest_addhooks``: the hooks a conftest.py may implement (:mod:`lexbench.plugin.hooks`)."""
+    from lexbench.plugin import hooks
+
+    pluginmanager.add_hookspecs(hooks)
 
 
 def pytest_configure(config: pytest.Config) -> None:
     """``pytest_configure``: load the provider configuration and validate the selection; on the
     controller, open the run directory."""
     config.addinivalue_line("markers", "control: a control provider item (scorer sanity check)")
+    config.addinivalue_line("markers", f"{NAME_MARK}(name): the provider name a test on the lexbench_case "
+                            "fixture records its answers under (default: its function name without test_)")
+    register_conftest_types(config)
     provider_config, path = provider_config_of(config)
     try:
         selected = provider_config.select(config.getoption("providers"))
@@ -63,6 +80,7 @@ def pytest_configure(config: pytest.Config) -> None:
         state.dataset_sha256 = workerinput.get("lexbench_dataset_sha256")
         state.configuration_sha256 = workerinput.get("lexbench_configuration_sha256")
         state.replay_prefix = workerinput.get("lexbench_replay_prefix", "")
+        state.enabled = bool(workerinput.get("lexbench_enabled"))
         cpu = workerinput.get("lexbench_cpu")
         if cpu is not None:
             try:
@@ -70,7 +88,8 @@ def pytest_configure(config: pytest.Config) -> None:
             except OSError:
                 pass  # the CPU left the allowed set since the controller looked: run unpinned
         return
-    if not benchmark_requested(config):
+    state.enabled = benchmark_requested(config)
+    if not state.enabled:
         return
     state.replay_prefix = new_run_prefix()
     public = config.getoption("replay_public_url")
@@ -146,6 +165,7 @@ def pytest_configure_node(node) -> None:  # type: ignore[no-untyped-def]
     node.workerinput["lexbench_dataset_sha256"] = state.dataset_sha256
     node.workerinput["lexbench_configuration_sha256"] = state.configuration_sha256
     node.workerinput["lexbench_replay_prefix"] = state.replay_prefix
+    node.workerinput["lexbench_enabled"] = state.enabled
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
@@ -165,17 +185,26 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     """``pytest_collection_modifyitems``: deselect items of other shards and items a resumed run has
     already finished. Runs on the controller (``-n 0``) and on every worker with the same inputs."""
     state = config.stash.get(STATE, None)
-    if state is None or (state.shard is None and not state.completed):
+    if state is None:
+        return
+    if state.enabled:
+        check_test_providers(items, state)
+    if state.shard is None and not state.completed:
         return
     cases = {case.id: index for index, case in enumerate(state.get_suite().cases)}
     providers = {name: index for index, name in enumerate(state.provider_names)}
     keep, drop = [], []
     for item in items:
+        case, tested = case_of_test(item), provider_of_test(item)
         if isinstance(item, CaseItem) and (
                 item.name in state.completed
                 or (state.shard is not None
                     and not state.shard.holds(cases[item.case.id], providers[item.provider_name], len(providers)))):
             drop.append(item)
+        elif case is not None and tested is not None and (
+                item_id(case.id, tested) in state.completed
+                or (state.shard is not None and not state.shard.holds(cases[case.id], 0, 1))):
+            drop.append(item)  # a user's test: its cases are dealt to the shards in suite order
         else:
             keep.append(item)
     if drop:
@@ -215,6 +244,18 @@ def pytest_collection_finish(session: pytest.Session) -> None:
             continue
 
 
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """``pytest_generate_tests``: a test using ``lexbench_case`` runs once per case of the suite."""
+    parametrize_cases(metafunc)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item):  # type: ignore[no-untyped-def]
+    """``pytest_runtest_call``: note when a user's test starts (its answer's latency runs from here)."""
+    mark_call_start(item)
+    return (yield)
+
+
 def pytest_collect_directory(path: Path, parent: pytest.Collector) -> pytest.Collector | None:
     """``pytest_collect_directory``: the repository's ``cases/`` directory is the benchmark."""
     if path.resolve() == (parent.config.rootpath / "cases").resolve():
@@ -225,11 +266,14 @@ def pytest_collect_directory(path: Path, parent: pytest.Collector) -> pytest.Col
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):  # type: ignore[no-untyped-def]
-    """``pytest_runtest_makereport``: attach the item's run row and JUnit figures to its call-phase report."""
+    """``pytest_runtest_makereport``: attach the item's run row and JUnit figures to its call-phase report
+    (a built-in item's, or a user's test's on ``lexbench_case``)."""
     report = yield
     if call.when == "call" and isinstance(item, CaseItem) and item.row_json:
         report.lexbench_row = item.row_json
         report.lexbench_properties = item.junit_properties
+    elif not isinstance(item, CaseItem):
+        attach_test_row(item, call, report)
     return report
 
 

@@ -12,6 +12,7 @@ from lexbench.dataset.suite import Suite
 from lexbench.errors import LexbenchError
 from lexbench.plugin.state import STATE
 from lexbench.providers import call_provider
+from lexbench.run.fetcher import VerdictFailure
 from lexbench.run.live import not_public_answer
 from lexbench.run.row import junit_properties
 from lexbench.run.session import scored_row
@@ -47,10 +48,6 @@ class SuiteCollector(pytest.Collector):
                 yield CaseItem.from_parent(self, name=f"{case.id}[{provider_name}]", case=case, provider_name=provider_name)
 
 
-class VerdictFailure(Exception):
-    """Raised for a ``fail`` verdict; pytest shows only its explanation."""
-
-
 class CaseItem(pytest.Item):
     """One case × provider: call the provider, score the answer, report the verdict."""
 
@@ -83,7 +80,7 @@ class CaseItem(pytest.Item):
         shown = redactor.result(verdict)
         self._record(result, redactor.result(result), shown)
         if shown.outcome is Outcome.FAIL:
-            raise VerdictFailure(shown.explanation)
+            raise VerdictFailure(shown)
         if shown.outcome is Outcome.UNRESOLVABLE:
             pytest.skip(shown.explanation)  # it opens with "unresolvable: "
 

@@ -42,6 +42,7 @@ class BenchState:
     dataset_sha256: str | None = None
     worker_cpus: list[int] | None = None  # controller: the CPU of each xdist worker, by index (None: not pinned)
     replay_prefix: str = ""  # this run's unguessable path prefix under --replay-public-url (one for all workers)
+    enabled: bool = False  # the benchmark runs in this session (benchmark_requested, told to workers)
 
     @property
     def is_worker(self) -> bool:
@@ -73,8 +74,13 @@ class BenchState:
                 raise RulesError(f"{exc}; {hint}") from None
         return self.suite
 
+    def spec(self, name: str) -> ProviderSpec:
+        """Provider ``name``'s configuration: a selected one, else any the configuration defines
+        (``KeyError`` for neither)."""
+        return self.specs[name] if name in self.specs else self.provider_config.spec(name)
+
     def provider_type(self, name: str) -> type[Provider]:
-        return PROVIDER_TYPES[self.specs[name].type]
+        return PROVIDER_TYPES[self.spec(name).type]
 
     def get_provider(self, name: str) -> Provider:
         """Build ``name`` once per process. The guard's only exemption is the replay server's own
@@ -85,7 +91,7 @@ class BenchState:
                 address = urlsplit(self._replay().base_url)
                 exempt.append((address.hostname, address.port))
             provider = build_provider(
-                self.specs[name], guard=NetworkGuard.allowing(*exempt), policy=self.policy,
+                self.spec(name), guard=NetworkGuard.allowing(*exempt), policy=self.policy,
                 debug_dir=self.run_dir / "debug" if self.run_dir else None)
             bind = getattr(provider, "bind_captures", None)
             if bind is not None:  # the control answers record contracts with the verified capture
@@ -97,7 +103,7 @@ class BenchState:
     def redactor(self, name: str) -> Redactor:
         """The redactor for provider ``name``'s credentials as they are now (its ``not_secret``
         identifiers excepted), built from its configuration whether or not it was called."""
-        return Redactor.from_environment(self.specs[name].secret_variables())
+        return Redactor.from_environment(self.spec(name).secret_variables())
 
     def _replay(self) -> ReplayServer:
         if self.replay is None:
@@ -138,16 +144,23 @@ class BenchState:
         problem, self.replay_suspect = replay_problem(self.replay, probe=probe, suspect=self.replay_suspect)
         return problem
 
-    def row_context(self, provider: str, suite: str) -> RowContext:
-        """What every row of ``provider`` carries besides its case, in this process."""
-        return RowContext(suite=suite, provider=provider, output_contract=self.specs[provider].output_contract,
+    def row_context(self, provider: str, suite: str, output_contract: str | None = None) -> RowContext:
+        """What every row of ``provider`` carries besides its case, in this process; ``output_contract``
+        for a provider that is a user's test (:mod:`lexbench.plugin.fixtures`), else its configured one."""
+        return RowContext(suite=suite, provider=provider,
+                          output_contract=output_contract or self.specs[provider].output_contract,
                           dataset_sha256=self.dataset_sha256, configuration_sha256=self.configuration_sha256)
 
 
 STATE = pytest.StashKey[BenchState]()
 
+ACTIVATION_HINT = "collect the project's cases/ directory (e.g. `pytest cases tests/test_my_fetcher.py`)"
+"""How a user turns the benchmark on (:func:`benchmark_requested`), for the messages that say it is off."""
+
 
 def benchmark_requested(config: pytest.Config) -> bool:
+    """Whether this session runs the benchmark (opens a run): the one activation predicate. The built-in
+    items and a user's tests on the ``lexbench_case`` fixture are recorded only then."""
     cases_dir = (config.rootpath / "cases").resolve()
     for arg in config.args:
         path = Path(arg.split("::", 1)[0])

@@ -32,6 +32,9 @@ class RunWriter:
         run = self.state.session
         try:
             if row_json and report.when == "call":
+                tested = getattr(report, "lexbench_test_provider", None)
+                if tested:  # a user's test on lexbench_case: the manifest lists its provider first
+                    run.add_test_provider(tested, report.nodeid.split("[", 1)[0])
                 run.append_json(row_json)  # made by RunRow.model_dump_json(): no re-parse
                 self._junit_figures(report)
             elif report.failed and not row_json and report.when != "teardown":

@@ -28,32 +28,92 @@ if TYPE_CHECKING:  # only the annotations need it; the public names load through
     from lexbench.providers.base import Provider
 
 
+ENTRY_POINT_GROUP = "lexbench.providers"
+"""The entry-point group in which an installed distribution declares its provider types
+(``type name = "module:Class"``, a :class:`~lexbench.providers.base.Provider` subclass)."""
+
+TYPE_SOURCES = (f"provider types are lexbench's built-in ones, those installed distributions declare in the "
+                f"{ENTRY_POINT_GROUP!r} entry-point group, and those a conftest.py returns from the "
+                "pytest_lexbench_provider_types hook")
+"""Where provider types come from, for the error about an unknown type."""
+
+
 class ProviderRegistry(Mapping[str, "type[Provider]"]):
     """Provider types by type name; each class is imported on its first lookup.
 
-    Built from ``{type name: "package.module:Class"}``. Iterating, ``len`` and ``in`` read the names only;
-    ``registry[name]`` imports the class (``KeyError`` for an unknown name; an ``ImportError`` of a
-    broken module propagates, naming it).
+    Built from ``{type name: "package.module:Class"}`` (the built-in types), to which the entry points
+    of ``group`` (:data:`ENTRY_POINT_GROUP`) are added on first use (reading the installed
+    distributions' metadata, not importing them), and the classes :meth:`register` adds. Iterating, ``len`` and ``in`` read
+    the names only; ``registry[name]`` imports the class (``KeyError`` for an unknown name; an
+    ``ImportError`` of a broken built-in module propagates, naming it; an entry point that cannot be
+    imported, or names no ``Provider`` subclass of that ``type_name``, raises :class:`ConfigError`
+    naming its distribution).
     """
 
-    def __init__(self, paths: Mapping[str, str]) -> None:
+    def __init__(self, paths: Mapping[str, str], *, group: str | None = None) -> None:
         self._entries: dict[str, str | type[Provider]] = dict(paths)
+        self.builtin: tuple[str, ...] = tuple(paths)
+        self._group = group
+        self._origins: dict[str, str] = {}  # type name -> the entry point that declared it
+
+    def _discover(self) -> None:
+        """Add the entry points of the group, once. Raises :class:`ConfigError` for one that takes a
+        built-in type's name."""
+        if self._group is None:
+            return
+        group, self._group = self._group, None
+        from importlib.metadata import entry_points
+
+        for point in entry_points(group=group):
+            dist = point.dist.name if point.dist is not None else "an unnamed distribution"
+            origin = f"entry point {point.name} = {point.value!r} of {dist} (group {group})"
+            if point.name in self.builtin:
+                raise ConfigError(f"{origin}: {point.name!r} is a built-in provider type; rename the entry point")
+            self._entries.setdefault(point.name, point.value)
+            self._origins.setdefault(point.name, origin)
 
     def __getitem__(self, name: str) -> type[Provider]:
+        self._discover()  # on the first lookup of any name, so an entry point taking a built-in name is refused
         entry = self._entries[name]
         if isinstance(entry, str):
-            module, _, attr = entry.partition(":")
-            entry = self._entries[name] = getattr(importlib.import_module(module), attr)
+            entry = self._entries[name] = self._load(name, entry)
         return entry
 
+    def _load(self, name: str, path: str) -> type[Provider]:
+        module, _, attr = path.partition(":")
+        origin = self._origins.get(name)
+        if origin is None:  # built-in: a failure is lexbench's own bug, shown as it is
+            return getattr(importlib.import_module(module), attr)
+        from lexbench.providers.base import Provider
+
+        try:
+            cls = getattr(importlib.import_module(module), attr)
+        except (ImportError, AttributeError) as exc:
+            raise ConfigError(f"{origin}: cannot be imported: {exc}") from None
+        if not (isinstance(cls, type) and issubclass(cls, Provider)):
+            raise ConfigError(f"{origin}: names {cls!r}, not a subclass of lexbench.Provider")
+        if getattr(cls, "type_name", None) != name:
+            raise ConfigError(f"{origin}: the class's type_name is {getattr(cls, 'type_name', None)!r}; "
+                              f"make it {name!r}, the entry point's name")
+        return cls
+
     def __contains__(self, name: object) -> bool:
+        self._discover()
         return name in self._entries
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._entries)
+        self._discover()
+        return iter(list(self._entries))
 
     def __len__(self) -> int:
+        self._discover()
         return len(self._entries)
+
+    def origin(self, name: str) -> str:
+        """Where type ``name`` comes from: ``built-in``, its entry point, or ``registered``."""
+        if name in self.builtin:
+            return "built-in"
+        return self._origins.get(name, "registered")
 
     def register(self, cls: type[Provider]) -> type[Provider]:
         """Add ``cls`` under ``cls.type_name``. Raises :class:`ConfigError` when another class holds the name."""
@@ -64,6 +124,11 @@ class ProviderRegistry(Mapping[str, "type[Provider]"]):
             raise ConfigError(f"provider type {cls.type_name!r} is already registered ({held})")
         self._entries[cls.type_name] = cls
         return cls
+
+    def unregister(self, cls: type[Provider]) -> None:
+        """Remove ``cls`` added by :meth:`register` (a registration that ends with its pytest session)."""
+        if self._entries.get(cls.type_name) is cls and cls.type_name not in self.builtin:
+            del self._entries[cls.type_name]
 
 
 PROVIDER_TYPES = ProviderRegistry({
@@ -88,8 +153,9 @@ PROVIDER_TYPES = ProviderRegistry({
     "spider": "lexbench.providers.hosted.spider:Spider",
     "scrapingbee": "lexbench.providers.hosted.scrapingbee:ScrapingBee",
     "zyte-api": "lexbench.providers.hosted.zyte:ZyteApi",
-})
-"""Every provider type by its type name. Add a type with :func:`register_provider_type`."""
+}, group=ENTRY_POINT_GROUP)
+"""Every provider type by its type name: the built-in ones, an installed distribution's entry points
+(:data:`ENTRY_POINT_GROUP`) and the classes :func:`register_provider_type` adds."""
 
 DEFAULT_PROVIDERS: tuple[str, ...] = ("http-markdownify", "trafilatura", "readability", "reference-echo")
 """What ``make bench`` and a bare ``pytest`` run: the local providers plus the control."""
@@ -107,7 +173,8 @@ _EXPORTS = {
     "load_config": "lexbench.providers.build",
 }
 
-__all__ = ["DEFAULT_PROVIDERS", "PROVIDER_TYPES", "ProviderRegistry", "register_provider_type", *sorted(_EXPORTS)]
+__all__ = ["DEFAULT_PROVIDERS", "ENTRY_POINT_GROUP", "PROVIDER_TYPES", "TYPE_SOURCES", "ProviderRegistry",
+           "register_provider_type", *sorted(_EXPORTS)]
 
 
 def register_provider_type(cls: type[Provider]) -> type[Provider]:

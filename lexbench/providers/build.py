@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from lexbench.errors import ConfigError
-from lexbench.providers import DEFAULT_PROVIDERS, PROVIDER_TYPES
+from lexbench.providers import DEFAULT_PROVIDERS, PROVIDER_TYPES, TYPE_SOURCES
 from lexbench.providers.base import Provider
 from lexbench.providers.config import ProviderConfig, ProviderSpec, builtin_provider_config, load_provider_config
 from lexbench.providers.guard import NetworkGuard
@@ -15,8 +15,10 @@ from lexbench.providers.policy import RuntimePolicy
 
 
 def default_config() -> ProviderConfig:
-    """The built-in configuration: each local type and the control under its type name."""
-    return builtin_provider_config(PROVIDER_TYPES, list(DEFAULT_PROVIDERS))
+    """The built-in configuration: each built-in local type and the control under its type name (an
+    installed or registered type is named in a configuration file)."""
+    return builtin_provider_config({name: PROVIDER_TYPES[name] for name in PROVIDER_TYPES.builtin},
+                                   list(DEFAULT_PROVIDERS))
 
 
 def load_config(path: Path) -> ProviderConfig:
@@ -34,11 +36,12 @@ def build_provider(spec: ProviderSpec | str, *, guard: NetworkGuard | None = Non
     """
     if isinstance(spec, str):
         if spec not in PROVIDER_TYPES:
-            raise ConfigError(f"unknown provider {spec!r}; known: {', '.join(sorted(PROVIDER_TYPES))}")
+            raise ConfigError(f"unknown provider {spec!r}; known: {', '.join(sorted(PROVIDER_TYPES))} ({TYPE_SOURCES})")
         builtin = default_config()
         spec = builtin.spec(spec) if spec in builtin.names else ProviderSpec(name=spec, type=spec)
     if spec.type not in PROVIDER_TYPES:
-        raise ConfigError(f"unknown provider type {spec.type!r}; known: {', '.join(sorted(PROVIDER_TYPES))}")
+        raise ConfigError(f"unknown provider type {spec.type!r}; known: {', '.join(sorted(PROVIDER_TYPES))} "
+                          f"({TYPE_SOURCES})")
     cls = PROVIDER_TYPES[spec.type]
     http = HttpBoundary(
         guard=guard,

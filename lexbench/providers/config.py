@@ -39,6 +39,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from lexbench.answer import DnsMode
 from lexbench.errors import ConfigError
 from lexbench.jsonfile import InvalidJson, decode_json
+from lexbench.providers import TYPE_SOURCES
 from lexbench.providers.base import OutputContract, Provider
 from lexbench.providers.credentials import Redactor, has_placeholder, malformed_placeholders, placeholder_names
 
@@ -47,6 +48,8 @@ CONFIGURED = "configured"
 EXAMPLE_CONFIG = Path(__file__).resolve().parents[2] / "providers" / "providers.example.json"
 """The repository's example configuration: every provider the README lists, hosted ones included."""
 LogLevel = Literal["info", "debug"]
+PROVIDER_NAME = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"
+"""What a provider name may be: what item ids, run records and ``-k`` carry."""
 
 
 class ConfigDefaults(BaseModel):
@@ -65,7 +68,7 @@ class ProviderSpec(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$", max_length=64)
+    name: str = Field(pattern=PROVIDER_NAME)
     type: str
     output_contract: OutputContract | None = None
     options: dict[str, Any] = Field(default_factory=dict)
@@ -213,7 +216,8 @@ def _resolve(spec: ProviderSpec, defaults: ConfigDefaults, registry: Mapping[str
     where = f"{source}: provider {spec.name!r}"
     cls = registry.get(spec.type)
     if cls is None:
-        raise ConfigError(f"{where}: unknown type {spec.type!r}; known types: {', '.join(sorted(registry))}")
+        raise ConfigError(f"{where}: unknown type {spec.type!r}; known types: {', '.join(sorted(registry))} "
+                          f"({TYPE_SOURCES})")
     contract = spec.output_contract or cls.default_contract()
     if contract not in cls.output_contracts:
         raise ConfigError(f"{where}: output_contract {contract!r} is not one {spec.type} produces "

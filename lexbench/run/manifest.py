@@ -104,6 +104,8 @@ class Manifest(_Part):
     argv: list[str]
     suite: SuiteFacts
     providers: list[str]
+    # name -> node id of the user's test recording as that provider; absent when there is none
+    test_providers: dict[str, str] = Field(default_factory=dict, exclude_if=lambda value: not value)
     provider_selection: str
     provider_config: ProviderConfigFacts
     runtime_policy: dict[str, Any]

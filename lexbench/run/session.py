@@ -173,6 +173,23 @@ class RunSession:
             self.stop(str(exc))
             raise
 
+    def add_test_provider(self, name: str, test: str) -> None:
+        """List provider ``name``, a user's test (``test``: its function's node id) recording through the
+        ``lexbench_case`` fixture, in the manifest (``providers`` and ``test_providers``), once, before its
+        first row. Raises :class:`RunError` (and remembers it) when the manifest cannot be written."""
+        if name in self.manifest.test_providers:
+            return
+        self.manifest.test_providers[name] = test
+        # Selected providers first, then the tests' by name: the same list whatever order rows arrive in,
+        # so the shards of one run agree (lexbench report --merge compares it).
+        self.manifest.providers = [*self.request.specs, *sorted(self.manifest.test_providers)]
+        try:
+            write_manifest(self.run_dir, self.manifest.record())
+        except OSError as exc:
+            message = f"cannot write {self.run_dir / 'manifest.json'}: {exc.strerror or exc}"
+            self.stop(message)
+            raise RunError(message) from None
+
     def record_crash(self, item_name: str, message: str) -> RunRow | None:
         """Append the row of the item named ``item_name`` (a node id will do) that ended without a
         verdict, quoting ``message``; ``None`` when the name is not an item of this run. Raises
@@ -310,7 +327,9 @@ def _first_manifest(request: RunRequest, configuration: dict, configuration_sha2
         suite=SuiteFacts(id=suite.id, revision=suite.dataset.suite.revision,
                          review_status=suite.dataset.suite.review_status.value, path=str(suite.root),
                          dataset_sha256=suite.dataset_sha256, cases=len(suite.cases)),
-        providers=list(request.specs),
+        # A resumed run keeps the providers its users' tests added (add_test_provider).
+        providers=[*request.specs, *sorted(name for name in previous.get("test_providers", {}) if name not in request.specs)],
+        test_providers=previous.get("test_providers", {}),
         provider_selection=request.provider_selection or CONFIGURED,
         provider_config=provider_config_facts(
             request.specs, request.provider_config,
