@@ -189,29 +189,50 @@ def write_reports(run_dir: Path, rows: Sequence[RunRow], manifest: dict[str, Any
 
 
 
-def render_terminal(rows: Sequence[RunRow]) -> list[str]:
-    """A compact fixed-width leaderboard for the end of the pytest session.
+TERMINAL_WIDTH = 100
+"""Columns the terminal leaderboard fits in (:func:`render_terminal`); wider detail is in the reports."""
+NAME_WIDTH = 24
+"""Widest provider name the terminal leaderboard shows whole; longer names are cut with ``…``."""
 
-    Beside the verdict counts it shows the pass rate's 95 % interval and each main component's pass
-    rate, so a provider that fails every case on one component (say, stable site text) is not mistaken
-    for one that misses bodies.
+
+
+def render_terminal(rows: Sequence[RunRow]) -> list[str]:
+    """The leaderboard printed at the end of the pytest session: lines of at most
+    :data:`TERMINAL_WIDTH` columns (provider names longer than :data:`NAME_WIDTH` are cut with ``…``).
+
+    Two tables over the same providers: the verdict counts with the pass rate, its 95 % interval,
+    p50 latency and noise; then each main component's pass rate, so a provider that fails every case
+    on one component (say, stable site text) is not mistaken for one that misses bodies. Everything
+    wider (p95, answer tokens, comparisons, breakdowns, why each item did not pass) is in ``report.md``
+    and ``report.html``, and the closing lines say so. When an item did not pass they also say why
+    pytest's short summary cuts its reason (it trims each line to the terminal width, 80 columns when
+    piped, unless ``-vv`` or on CI).
     """
-    names = {Component.TITLE: "title", Component.REGIONS: "regions", Component.ENDING: "ending",
-             Component.STABLE_GROUPS: "stable", Component.COMMENTS: "comments", Component.POSTS: "posts"}
-    head = f"{'provider':<20} {'contract':<8} {'pass':>5} {'fail':>5} {'unres':>5} {'rate':>8} {'95 % CI':>13}"
-    head += "".join(f" {names[c]:>8}" for c in LEADERBOARD_COMPONENTS) + f" {'p50 s':>7} {'noise':>7}"
-    out = [head]
     summaries = summarise(rows)
+    width = max(len("provider"), min(NAME_WIDTH, max((len(s.provider) for s in summaries), default=0)))
+
+    def name(provider: str) -> str:
+        return (provider if len(provider) <= width else provider[:width - 1] + "…").ljust(width)
+
+    out = [f"{'provider':<{width}} {'contract':<8} {'pass':>5} {'fail':>5} {'unres':>5} {'rate':>7} {'95 % CI':>9} "
+           f"{'p50 s':>7} {'noise':>7}"]
     for s in summaries:
         ci = "–" if s.interval is None else f"{s.interval.low * 100:.0f}–{s.interval.high * 100:.0f} %"
-        line = (f"{s.provider:<20} {s.output_contract:<8} {s.passed:>5} {s.failed:>5} {s.unresolvable:>5} "
-                f"{pct(s.pass_rate):>8} {ci:>13}")
-        line += "".join(f" {pct(s.component_pass_rate(c)):>8}" for c in LEADERBOARD_COMPONENTS)
-        out.append(line + f" {secs(s.latency_p50):>7} {ratio(s.noise):>7}")
-    out.append("rate = pass ÷ (pass + fail); component columns = share of scored items where it passed; "
-               "noise = median answer ÷ reference size")
+        out.append(f"{name(s.provider)} {s.output_contract:<8} {s.passed:>5} {s.failed:>5} {s.unresolvable:>5} "
+                   f"{pct(s.pass_rate):>7} {ci:>9} {secs(s.latency_p50):>7} {ratio(s.noise):>7}")
+    out.append("rate = pass ÷ (pass + fail), unresolvable items apart; noise = median answer ÷ reference size")
+    out += ["", "component pass rates: share of the items where the component was scored that passed it"]
+    columns = [(c, max(7, len(COMPONENT_LABELS[c]))) for c in LEADERBOARD_COMPONENTS]
+    out.append(f"{'provider':<{width}}" + "".join(f" {COMPONENT_LABELS[c]:>{w}}" for c, w in columns))
+    for s in summaries:
+        out.append(name(s.provider) + "".join(f" {pct(s.component_pass_rate(c)):>{w}}" for c, w in columns))
     probed = [s for s in summaries if s.boilerplate is not None]
     if probed:
-        out.append("boilerplate probes (trafilatura-eval `without` snippets found in the answers): " + "; ".join(
-            f"{s.provider} {boilerplate_text(dict(zip(('found', 'probes', 'pages'), s.boilerplate)))}" for s in probed))
+        out += ["", "boilerplate probes (trafilatura-eval `without` snippets found in the answers):"]
+        out += [f"  {name(s.provider).rstrip()}: {boilerplate_text(dict(zip(('found', 'probes', 'pages'), s.boilerplate)))}"
+                for s in probed]
+    out += ["", "every column, comparisons, breakdowns and why each item failed: report.md, report.html"]
+    if any(s.failed or s.unresolvable for s in summaries):
+        out.append("pytest's short summary below cuts each failure's reason to the terminal width (80 columns")
+        out.append("when piped): the FAILURES section above and report.md hold it whole; -vv prints it whole below")
     return out

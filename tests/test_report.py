@@ -2,7 +2,12 @@
 noise, and depends only on the rows and the run-wide facts."""
 
 import json
+import os
 import random
+import subprocess
+import sys
+import unicodedata
+from pathlib import Path
 
 import pytest
 
@@ -61,9 +66,38 @@ def test_component_pass_rates_show_where_a_provider_fails():
     assert summary.component_pass_rate(Component.REGIONS) == 1.0
     assert summary.component_pass_rate(Component.STABLE_GROUPS) == 0.0
     assert summary.component_pass_rate(Component.TITLE) is None
-    header, line, legend = render_terminal(rows)
-    assert "regions" in header and "stable" in header and "95 % CI" in header
-    assert "100.0 %" in line and "0.0 %" in line and "noise" in legend
+    lines = render_terminal(rows)
+    assert "95 % CI" in lines[0] and "noise" in lines[2]
+    header = lines.index("component pass rates: share of the items where the component was scored that passed it") + 1
+    assert lines[header].split() == ["provider", "title", "regions", "ending", "stable", "groups", "comments", "posts"]
+    assert lines[header + 1].split() == ["a", "–", "100.0", "%", "–", "0.0", "%", "–", "–"]
+
+
+def display_width(line):
+    """Terminal columns of ``line``: East Asian wide and fullwidth characters take two."""
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in line)
+
+
+WIDE_PROVIDERS = ("chromium-dump-dom", "chromium-cdp-html", "http-markdownify", "readability-js", "trafilatura",
+                  "crawl4ai-cloud", "brightdata", "a-provider-name-longer-than-any-column")
+
+
+def test_the_terminal_leaderboard_fits_100_columns_with_eight_long_provider_names():
+    rows = [row(name, f"article-{i:03d}-en-x", Outcome.PASS if (i + n) % 3 else Outcome.FAIL, latency=12.5 + n,
+                chars=123456, failed=() if (i + n) % 3 else [Component.STABLE_GROUPS, Component.TITLE],
+                boilerplate_probes=40, boilerplate_found=39)
+            for n, name in enumerate(WIDE_PROVIDERS) for i in range(280)]
+    rows += [row("reference-echo", f"article-{i:03d}-en-x", Outcome.UNRESOLVABLE, contract="control") for i in range(280)]
+    lines = render_terminal(rows)
+    assert max(map(display_width, lines)) <= 100, "\n".join(lines)
+    shown = [line.split()[0] for line in lines[1:10]]
+    assert set(shown) == {*WIDE_PROVIDERS[:-1], "a-provider-name-longer-…", "reference-echo"}
+    (dump_dom,) = [line.split() for line in lines[1:10] if line.startswith("chromium-dump-dom ")]
+    assert dump_dom[:6] == ["chromium-dump-dom", "cleaned", "186", "94", "0", "66.4"] and dump_dom[-1] == "246.91×"
+    assert "every column, comparisons, breakdowns and why each item failed: report.md, report.html" in lines
+    assert any("-vv prints it whole" in line for line in lines)
+    # Nothing failed: no word about cut failure reasons.
+    assert not any("-vv" in line for line in render_terminal([row("a", "c1", Outcome.PASS)]))
 
 
 def _two_providers(n=40):
@@ -215,11 +249,52 @@ def test_boilerplate_probes_are_reported_beside_the_noise_figure_only_where_case
     text = render_markdown(rows, MANIFEST)
     assert "`without` snippets; a diagnostic, not part of the verdict): a 3 of 6 snippets on 2 pages; b 0 of 4 " \
            "snippets on 1 page." in text
-    assert any(line.startswith("boilerplate probes") and "a 3 of 6 snippets on 2 pages" in line
-               for line in render_terminal(rows))
+    terminal = render_terminal(rows)
+    probes = terminal.index("boilerplate probes (trafilatura-eval `without` snippets found in the answers):")
+    assert terminal[probes + 1:probes + 3] == ["  a: 3 of 6 snippets on 2 pages", "  b: 0 of 4 snippets on 1 page"]
     from lexbench.report_html import render_html
 
     assert "b 0 of 4 snippets on 1 page.</p>" in render_html(rows, MANIFEST)
     plain = [row("a", "c1", Outcome.PASS)]
     assert "boilerplate" not in render_markdown(plain, MANIFEST) and "boilerplate" not in render_json(plain, MANIFEST)
     assert "boilerplate" not in plain[0].model_dump_json()  # rows of other cases keep their bytes
+
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def piped_pytest(*args):
+    """pytest on the demo suite from the repository root, its output piped (as in a CI log or ``| tee``)."""
+    env = {k: v for k, v in os.environ.items() if k not in ("CI", "BUILD_NUMBER", "COLUMNS", "PYTEST_ADDOPTS")}
+    done = subprocess.run([sys.executable, "-m", "pytest", "-n", "0", "-rfs", *args], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=900)
+    assert done.returncode == 1, done.stdout[-3000:] + done.stderr[-3000:]  # items failed; the harness did not
+    return done.stdout.splitlines()
+
+
+@pytest.mark.slow  # runs pytest on the demo suite in a subprocess
+def test_a_piped_run_prints_a_leaderboard_within_100_columns_that_says_where_each_reason_is_whole(tmp_path):
+    lines = piped_pytest("--providers=trafilatura,reference-echo", f"--run-dir={tmp_path / 'run'}")
+    start = next(i for i, line in enumerate(lines) if " lexbench leaderboard " in line)
+    end = next(i for i, line in enumerate(lines) if line.startswith("run record: "))
+    board = lines[start + 1:end]
+    assert board[0].split()[:3] == ["provider", "contract", "pass"]
+    assert max(map(display_width, board)) <= 100, "\n".join(board)
+    assert "every column, comparisons, breakdowns and why each item failed: report.md, report.html" in board
+    assert "when piped): the FAILURES section above and report.md hold it whole; -vv prints it whole below" in board
+    # pytest cuts the short summary to 80 columns when piped (the leaderboard's note says so) ...
+    failed = [line for line in lines[end:] if line.startswith("FAILED ")]
+    assert len(failed) == 15 and all(display_width(line) <= 80 and line.endswith("...") for line in failed)
+    # ... and the FAILURES section above it holds every reason whole, as the note says.
+    explanations = [json.loads(line)["explanation"] for line in (tmp_path / "run" / "results.jsonl").open(encoding="utf-8")]
+    failures = [e for e in explanations if e.startswith("fail: ")]
+    assert len(failures) == 15 and all(e in lines[:start] for e in failures)
+
+
+@pytest.mark.slow  # runs pytest on the demo suite in a subprocess
+def test_with_vv_a_piped_short_summary_shows_the_whole_reason(tmp_path):
+    lines = piped_pytest("--providers=trafilatura", "-k", "article-001-en-carrick-tidal-array", "-vv",
+                         f"--run-dir={tmp_path / 'run'}")
+    (explanation,) = [json.loads(line)["explanation"] for line in (tmp_path / "run" / "results.jsonl").open(encoding="utf-8")]
+    (summary,) = [line for line in lines if line.startswith("FAILED ")]
+    assert summary.endswith(f"[trafilatura] - {explanation}")
