@@ -23,8 +23,9 @@ from typing import Any
 from lexbench.record import RunRow
 from lexbench.report_html import html_from_model
 from lexbench.report_model import (
-    BREAKDOWNS, COMPONENT_COLUMNS, COMPONENT_LABELS, LEADERBOARD_COMPONENTS, ReportModel, boilerplate_text, build_model,
-    cost_text, interval_text, pct, ratio, run_lines, secs, signed_pct, summarise, tokens_text,
+    BREAKDOWNS, COMPARISON_HEADINGS, COMPONENT_COLUMNS, COMPONENT_LABELS, FLAGS_INTRO, LEADERBOARD_COMPONENTS, ReportModel, boilerplate_text,
+    build_model, cost_text, flagged_cases, import_caveats, import_heading, interval_text, pct, ratio, run_lines, secs,
+    shown_text, signed_pct, summarise, tokens_text,
 )
 from lexbench.rundir import write_file
 from lexbench.verdict import Component
@@ -77,7 +78,8 @@ def markdown_from_model(model: ReportModel) -> str:
     if report["run"]["suite"].get("review_status") == "imported_unreviewed":
         lines += ["> This suite was imported from a public corpus and has not been reviewed: its cases have no "
                   "stable groups or page identity, and titles are scored only where the source has an "
-                  "independent one.", ""]
+                  "independent one.", ">", f"> {md_text(import_heading(report))}"]
+        lines += [f"> - {md_text(caveat)}" for caveat in import_caveats(report)] + [""]
     method = report["method"]
     lines += [f"Pass rate = pass ÷ (pass + fail); unresolvable items are counted apart. The interval is a "
               f"{method['interval']} ({method['resamples']} resamples, seed {method['seed']}). Coverage is a "
@@ -105,12 +107,12 @@ def markdown_from_model(model: ReportModel) -> str:
                       + ".", ""]
     if report["comparisons"]:
         lines += ["## Pairwise comparisons", "",
-                  "Paired bootstrap over the cases both providers scored. *Real* = the interval of the difference "
+                  "Paired bootstrap over the cases both providers scored; A is the better-ranked provider, the "
+                  "difference is A's pass rate minus B's. *Real* = the interval of the difference "
                   "excludes 0; otherwise these cases cannot tell the two apart. Noise (median answer ÷ reference "
                   "size over the shared cases both answered) sits beside each rate: a lead bought with a whole-page "
                   "dump shows as noise.", "",
-                  "| contract | provider | vs | shared cases | provider's rate | vs rate | difference | 95 % CI | real? "
-                  "| provider's noise | vs noise |",
+                  "| " + " | ".join(COMPARISON_HEADINGS) + " |",
                   "|---|---|---|---:|---:|---:|---:|---:|---|---:|---:|"]
         for c in report["comparisons"]:
             ci = c["interval"]
@@ -155,13 +157,17 @@ def markdown_from_model(model: ReportModel) -> str:
             lines.append(f"| {md_text(entry['provider'])} | " + " | ".join(str(entry["classes"].get(c, 0)) for c in classes) + " |")
         lines.append("")
     if report["flagged"]:
-        lines += ["## Flagged cases", ""] + [f"- {md_code(f['case'])}: {md_text(f['flag'])}" for f in report["flagged"]] + [""]
+        lines += ["## Flagged cases", "", FLAGS_INTRO, ""]
+        for flag, cases in flagged_cases(report).items():
+            lines.append(f"- {md_code(flag)} ({len(cases)} case{'' if len(cases) == 1 else 's'}): "
+                         f"{md_text(report['flags'][flag])}. " + ", ".join(map(md_code, cases)))
+        lines.append("")
     if report["not_passed"]:
         lines += ["## Items that did not pass", "", "| item | verdict | class | answer | why |", "|---|---|---|---|---|"]
         for item in report["not_passed"]:
             answer = f"[{item['answer'].split('/')[-1][:12]}…]({item['answer']})" if item["answer"] else "no answer"
             lines.append(f"| {md_code(item['item'])} | {item['outcome']} | {md_text(item['failure_class'] or '–')} | {answer} "
-                         f"| {md_text(item['explanation'])} |")
+                         f"| {md_text(shown_text(item['explanation']))} |")
         lines.append("")
     return "\n".join(lines)
 
@@ -171,13 +177,35 @@ REPORT_FILES = ("report.md", "report.html", "report.json")
 
 
 
+def import_report(manifest: dict[str, Any]) -> dict[str, Any] | None:
+    """The import report (``import-report.json``, written by ``lexbench import-corpus``) of the run's
+    suite when it was imported and not reviewed since: read from the suite directory the manifest
+    names (``suite.path``), kept only when it names the same suite id. ``None`` otherwise, or when the
+    file is absent or unreadable there (say, a run rebuilt on another machine): the report then says
+    where the caveats are."""
+    suite = manifest.get("suite") or {}
+    if suite.get("review_status") != "imported_unreviewed" or not suite.get("path"):
+        return None
+    from lexbench.dataset.importers.report import REPORT_NAME  # with the suite's own modules, not at import
+
+    try:
+        data = json.loads((Path(suite["path"]) / REPORT_NAME).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or data.get("suite") != suite.get("id") or not isinstance(data.get("notes"), list):
+        return None
+    return data
+
+
+
 def write_reports(run_dir: Path, rows: Sequence[RunRow], manifest: dict[str, Any]) -> list[Path]:
     """Write ``report.md``, ``report.html`` and ``report.json`` into ``run_dir``; return their paths.
 
-    The bytes depend only on ``rows`` (in any order) and the run-wide facts of ``manifest``. The
-    report is built once (:func:`build_model`) and rendered three times.
+    The bytes depend only on ``rows`` (in any order), the run-wide facts of ``manifest`` and, for a
+    suite imported from a corpus, its :func:`import_report`. The report is built once
+    (:func:`build_model`) and rendered three times.
     """
-    model = build_model(rows, manifest)
+    model = build_model(rows, manifest, import_report(manifest))
     contents = {"report.md": markdown_from_model(model), "report.html": html_from_model(model),
                 "report.json": json_from_model(model)}
     paths = []

@@ -1,19 +1,24 @@
 """The report counts verdicts the way SPEC §6 says, shows intervals, comparisons, breakdowns, costs and
 noise, and depends only on the rows and the run-wide facts."""
 
+import ast
 import json
 import os
 import random
+import re
+import shutil
 import subprocess
 import sys
 import unicodedata
+from html import escape
 from pathlib import Path
 
+import lxml.html
 import pytest
 
 from lexbench.answer import Attempt, ResultMetadata
 from lexbench.record import RunRow
-from lexbench.report import render_json, render_markdown, render_terminal
+from lexbench.report import md_text, render_json, render_markdown, render_terminal
 from lexbench.report_model import build_report, percentile, summarise
 from lexbench.verdict import Component, ComponentResult, Outcome
 
@@ -134,11 +139,11 @@ def test_a_comparison_shows_each_provider_s_noise_beside_its_pass_rate():
     assert (pair["first"], pair["second"]) == ("dump", "clean")
     assert pair["first_noise"] == 6.0 and pair["second_noise"] == 1.019
     text = render_markdown(rows, MANIFEST)
-    assert "| provider's noise | vs noise |" in text and "| 6.00× | 1.02× |" in text
+    assert "| A's noise | B's noise |" in text and "| 6.00× | 1.02× |" in text
     from lexbench.report_html import render_html
 
     html = render_html(rows, MANIFEST)
-    assert "provider&#x27;s noise" in html or "provider's noise" in html
+    assert "<th>A&#x27;s noise</th><th>B&#x27;s noise</th>" in html
 
 
 def test_every_leaderboard_row_has_as_many_cells_as_its_header():
@@ -298,3 +303,104 @@ def test_with_vv_a_piped_short_summary_shows_the_whole_reason(tmp_path):
     (explanation,) = [json.loads(line)["explanation"] for line in (tmp_path / "run" / "results.jsonl").open(encoding="utf-8")]
     (summary,) = [line for line in lines if line.startswith("FAILED ")]
     assert summary.endswith(f"[trafilatura] - {explanation}")
+
+
+FLAG_CODE = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+")
+
+
+def _codes(node):
+    return {n.value for n in ast.walk(node) if isinstance(n, ast.Constant) and isinstance(n.value, str)
+            and FLAG_CODE.fullmatch(n.value)}
+
+
+def emitted_flag_codes():
+    """Every flag code lexbench's source can put on a case or a row, found where it is written: appended
+    to or listed in a ``flags`` value, passed as ``flag=``/``flags=``, bound to a ``*FLAG*`` name, or
+    returned by a ``*flags*`` function. Maps each code to the first file that emits it."""
+    found = {}
+    for path in sorted((ROOT / "lexbench").rglob("*.py")):
+        if path.name.startswith("report"):
+            continue  # the reports show flags (and hold their explanations); they emit none
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            values = []
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("append", "extend") \
+                    and "flag" in ast.unparse(node.func.value).lower():
+                values = node.args
+            elif isinstance(node, ast.keyword) and node.arg in ("flag", "flags"):
+                values = [node.value]
+            elif isinstance(node, ast.Dict):
+                values = [v for k, v in zip(node.keys, node.values) if isinstance(k, ast.Constant) and k.value == "flags"]
+            elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                if any("flag" in ast.unparse(t).lower() for t in targets) and node.value is not None:
+                    values = [node.value]
+            elif isinstance(node, ast.FunctionDef) and "flags" in node.name:
+                values = [n.value for n in ast.walk(node) if isinstance(n, ast.Return) and n.value is not None]
+            for value in values:
+                for code in _codes(value):
+                    found.setdefault(code, path.relative_to(ROOT).as_posix())
+    return found
+
+
+def test_every_flag_code_the_code_can_emit_has_an_explanation():
+    from lexbench.report_model import FLAG_EXPLANATIONS
+
+    emitted = emitted_flag_codes()
+    # The scan finds the flags of the importers, the charset and ending rules, and the run itself.
+    assert {"url_unknown", "capture_charset_mismatch", "coverage_unknown", "ending_not_found_in_prose",
+            "thread_text_as_body_no_posts_contract", "response_not_saved"} <= set(emitted)
+    unexplained = {code: where for code, where in emitted.items() if code not in FLAG_EXPLANATIONS}
+    assert not unexplained, f"explain these flags in lexbench/report_model.py FLAG_EXPLANATIONS: {unexplained}"
+    assert set(FLAG_EXPLANATIONS) == set(emitted), "an explanation for a flag nothing emits any more"
+    assert all(text and "\n" not in text and not text.endswith(".") for text in FLAG_EXPLANATIONS.values())
+
+
+def imported_readability_suite(tmp_path):
+    """A two-page suite imported by ``lexbench import-corpus --format mozilla-readability`` from a tiny
+    corpus folder: the suite directory and its import report."""
+    from lexbench.dataset.importers import import_corpus
+    from tests.dataset.test_corpus_import import make_readability
+
+    expected = ('<div id="readability-page-1" class="page"><p>First paragraph of the article with enough words.</p>'
+                "<p>Second paragraph continues the story.</p><p>The end of it all.</p></div>")
+    source = make_readability(tmp_path / "corpus", {"page-one": expected, "page-two": expected})
+    suite = tmp_path / "suite"
+    return suite, import_corpus("mozilla-readability", source, suite)
+
+
+def test_an_imported_suite_s_caveats_are_shown_in_report_md_and_report_html(tmp_path):
+    from lexbench.report import write_reports
+
+    suite, imported = imported_readability_suite(tmp_path)
+    assert any("they favour Readability-derived providers" in note for note in imported.notes)
+    manifest = {**MANIFEST, "suite": {"id": imported.suite_id, "revision": 1, "review_status": "imported_unreviewed",
+                                      "path": str(suite), "dataset_sha256": "ef" * 32, "cases": 2}}
+    run = tmp_path / "run"
+    run.mkdir()
+    write_reports(run, [row("readability", case, Outcome.PASS) for case in imported.imported], manifest)
+    text = (run / "report.md").read_text(encoding="utf-8")
+    assert "> Caveats of its import (mozilla-readability, from the suite's import-report.json):" in text
+    for note in imported.notes:
+        assert f"> - {md_text(note)}" in text
+    page = lxml.html.fromstring((run / "report.html").read_text(encoding="utf-8"))
+    assert [li.text_content() for li in page.xpath('//div[@class="note"]/ul/li')] == imported.notes
+    assert json.loads((run / "report.json").read_text())["run"]["suite"]["import"] == {
+        "format": "mozilla-readability", "caveats": imported.notes}
+    # Rebuilt where the suite is gone, the report says where the caveats are instead of dropping them silently.
+    shutil.rmtree(suite)
+    write_reports(run, [row("readability", case, Outcome.PASS) for case in imported.imported], manifest)
+    assert "> The import's caveats are in the suite's import-report.json, which was not beside its dataset when " \
+           "this report was built." in (run / "report.md").read_text(encoding="utf-8")
+
+
+@pytest.mark.slow  # imports a suite and runs pytest on it in a subprocess
+def test_a_run_on_an_imported_suite_reports_the_import_s_caveats(tmp_path):
+    suite, imported = imported_readability_suite(tmp_path)
+    env = {k: v for k, v in os.environ.items() if k != "PYTEST_ADDOPTS"}
+    done = subprocess.run([sys.executable, "-m", "pytest", "-n", "0", f"--suite={suite}", "--providers=reference-echo",
+                           f"--run-dir={tmp_path / 'run'}"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    text = (tmp_path / "run" / "report.md").read_text(encoding="utf-8")
+    html = (tmp_path / "run" / "report.html").read_text(encoding="utf-8")
+    for note in imported.notes:
+        assert f"> - {md_text(note)}" in text and f"<li>{escape(note)}</li>" in html
