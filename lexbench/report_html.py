@@ -264,10 +264,11 @@ def html_from_model(model: ReportModel) -> str:
              "<h1>lexbench report</h1>"]
     parts += [f'<p class="facts">{escape(line)}</p>' for line in run_lines(report)]
     if report["run"]["suite"].get("review_status") == "imported_unreviewed":
+        caveats = "".join(f"<li>{escape(caveat)}</li>" for caveat in import_caveats(report))
         parts.append('<div class="note"><p>This suite was imported from a public corpus and has not been reviewed: its '
                      "cases have no stable groups or page identity, and titles are scored only where the source has an "
-                     f"independent one.</p><p>{escape(import_heading(report))}</p><ul>"
-                     + "".join(f"<li>{escape(caveat)}</li>" for caveat in import_caveats(report)) + "</ul></div>")
+                     f"independent one.</p><p>{escape(import_heading(report))}</p>"
+                     + (f"<ul>{caveats}</ul>" if caveats else "") + "</div>")
     method = report["method"]
     parts.append(f'<p class="note">Pass rate = pass ÷ (pass + fail); unresolvable items are counted apart. Whiskers and '
                  f"intervals: {escape(method['interval'])} ({method['resamples']} resamples, seed {method['seed']}). "

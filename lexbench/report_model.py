@@ -15,6 +15,7 @@ import ast
 import json
 import re
 import statistics
+import unicodedata
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -110,7 +111,7 @@ def shown_text(text: str) -> str:
     between the same quotes, for reports a person reads: the scorer quotes titles, labels and patterns
     with ``repr``, so a pattern ``bar\\?`` reads ``'bar\\\\?'`` and a title with an ideographic space
     ``'a\\u3000b'``; shown, they are ``'bar\\?'`` and the title with its space. Literals that do not
-    parse are left as they are."""
+    parse, or that hold a control character, are left as they are."""
 
     def decoded(match: re.Match[str]) -> str:
         literal = match.group(0)
@@ -120,7 +121,9 @@ def shown_text(text: str) -> str:
             value = ast.literal_eval(literal)
         except (SyntaxError, ValueError):
             return literal
-        return literal[0] + value + literal[0] if isinstance(value, str) else literal
+        if not isinstance(value, str) or any(unicodedata.category(ch) == "Cc" for ch in value):
+            return literal  # a control character (a line break, NUL) reads better as its escape
+        return literal[0] + value + literal[0]
 
     return _PY_STRING.sub(decoded, text)
 

@@ -404,3 +404,11 @@ def test_a_run_on_an_imported_suite_reports_the_import_s_caveats(tmp_path):
     html = (tmp_path / "run" / "report.html").read_text(encoding="utf-8")
     for note in imported.notes:
         assert f"> - {md_text(note)}" in text and f"<li>{escape(note)}</li>" in html
+
+
+def test_a_quoted_control_character_and_unquoted_text_are_shown_as_they_are():
+    from lexbench.report_model import shown_text
+
+    # A line break or NUL inside a quoted label reads better as its escape; an apostrophe is not a quote.
+    assert shown_text("label 'a\\nb' and 'c\\x00' — it's 'plain'") == "label 'a\\nb' and 'c\\x00' — it's 'plain'"
+    assert shown_text("it's 'x\\\\y' and \"don't\\u00a0stop\"") == "it's 'x\\y' and \"don't\u00a0stop\""
