@@ -23,12 +23,11 @@ from typing import Any
 from lexbench.record import RunRow
 from lexbench.report_html import html_from_model
 from lexbench.report_model import (
-    BREAKDOWNS, COMPARISON_HEADINGS, COMPONENT_COLUMNS, COMPONENT_LABELS, FLAGS_INTRO, LEADERBOARD_COMPONENTS, ReportModel, boilerplate_text,
-    build_model, cost_text, flagged_cases, import_caveats, import_heading, interval_text, pct, ratio, run_lines, secs,
-    shown_text, signed_pct, summarise, tokens_text,
+    BREAKDOWNS, COMPARISON_HEADINGS, COMPONENT_COLUMNS, COMPONENT_LABELS, FLAGS_INTRO, LEADERBOARD_COMPONENTS,
+    ReportModel, boilerplate_text, build_model, cost_text, flagged_cases, import_caveats, import_heading, interval_text,
+    pct, ratio, run_lines, secs, shown_text, signed_pct, summarise, tokens_text,
 )
 from lexbench.rundir import write_file
-from lexbench.verdict import Component
 
 
 def render_json(rows: Sequence[RunRow], manifest: dict[str, Any]) -> str:
@@ -217,22 +216,20 @@ def write_reports(run_dir: Path, rows: Sequence[RunRow], manifest: dict[str, Any
 
 
 
-TERMINAL_WIDTH = 100
-"""Columns the terminal leaderboard fits in (:func:`render_terminal`); wider detail is in the reports."""
 NAME_WIDTH = 24
 """Widest provider name the terminal leaderboard shows whole; longer names are cut with ``…``."""
 
 
 
 def render_terminal(rows: Sequence[RunRow]) -> list[str]:
-    """The leaderboard printed at the end of the pytest session: lines of at most
-    :data:`TERMINAL_WIDTH` columns (provider names longer than :data:`NAME_WIDTH` are cut with ``…``).
+    """The leaderboard printed at the end of the pytest session: lines of at most 100 columns, so it
+    does not wrap in a common terminal (provider names longer than :data:`NAME_WIDTH` are cut with ``…``).
 
     Two tables over the same providers: the verdict counts with the pass rate, its 95 % interval,
     p50 latency and noise; then each main component's pass rate, so a provider that fails every case
     on one component (say, stable site text) is not mistaken for one that misses bodies. Everything
     wider (p95, answer tokens, comparisons, breakdowns, why each item did not pass) is in ``report.md``
-    and ``report.html``, and the closing lines say so. When an item did not pass they also say why
+    and ``report.html``, and the closing lines say so. When an item failed they also say why
     pytest's short summary cuts its reason (it trims each line to the terminal width, 80 columns when
     piped, unless ``-vv`` or on CI).
     """
@@ -260,7 +257,7 @@ def render_terminal(rows: Sequence[RunRow]) -> list[str]:
         out += [f"  {name(s.provider).rstrip()}: {boilerplate_text(dict(zip(('found', 'probes', 'pages'), s.boilerplate)))}"
                 for s in probed]
     out += ["", "every column, comparisons, breakdowns and why each item failed: report.md, report.html"]
-    if any(s.failed or s.unresolvable for s in summaries):
+    if any(s.failed for s in summaries):  # skip reasons (-rs) are never cut
         out.append("pytest's short summary below cuts each failure's reason to the terminal width (80 columns")
         out.append("when piped): the FAILURES section above and report.md hold it whole; -vv prints it whole below")
     return out
