@@ -8,9 +8,12 @@ and summarises and bootstraps each provider once; :func:`markdown_from_model`,
 report RUN`` calls it again and gets the same bytes: rows are ordered before anything is computed,
 the bootstrap is seeded (:mod:`lexbench.stats`), and nothing reads the clock, the host or the session
 (shard, argv, start/end) — so a run merged from shards reports exactly like the unsharded run over
-the same results.
+the same results. The one file read besides the run record is, for a suite imported from a corpus
+and not reviewed since, its ``import-report.json`` (:func:`import_report`), whose caveats the reports
+show.
 
-The figures themselves come from :mod:`lexbench.report_model`.
+The figures themselves come from :mod:`lexbench.report_model`; :func:`render_terminal` prints the
+short leaderboard at the end of a pytest session.
 """
 
 from __future__ import annotations
