@@ -8,9 +8,12 @@ and summarises and bootstraps each provider once; :func:`markdown_from_model`,
 report RUN`` calls it again and gets the same bytes: rows are ordered before anything is computed,
 the bootstrap is seeded (:mod:`lexbench.stats`), and nothing reads the clock, the host or the session
 (shard, argv, start/end) — so a run merged from shards reports exactly like the unsharded run over
-the same results.
+the same results. The one file read besides the run record is, for a suite imported from a corpus
+and not reviewed since, its ``import-report.json`` (:func:`import_report`), whose caveats the reports
+show.
 
-The figures themselves come from :mod:`lexbench.report_model`.
+The figures themselves come from :mod:`lexbench.report_model`; :func:`render_terminal` prints the
+short leaderboard at the end of a pytest session.
 """
 
 from __future__ import annotations
@@ -23,11 +26,11 @@ from typing import Any
 from lexbench.record import RunRow
 from lexbench.report_html import html_from_model
 from lexbench.report_model import (
-    BREAKDOWNS, COMPONENT_COLUMNS, COMPONENT_LABELS, LEADERBOARD_COMPONENTS, ReportModel, boilerplate_text, build_model,
-    cost_text, interval_text, pct, ratio, run_lines, secs, signed_pct, summarise, tokens_text,
+    BREAKDOWNS, COMPARISON_HEADINGS, COMPONENT_COLUMNS, COMPONENT_LABELS, FLAGS_INTRO, LEADERBOARD_COMPONENTS,
+    ReportModel, boilerplate_text, build_model, cost_text, flagged_cases, import_caveats, import_heading, interval_text,
+    pct, ratio, run_lines, secs, shown_text, signed_pct, summarise, tokens_text,
 )
 from lexbench.rundir import write_file
-from lexbench.verdict import Component
 
 
 def render_json(rows: Sequence[RunRow], manifest: dict[str, Any]) -> str:
@@ -77,7 +80,8 @@ def markdown_from_model(model: ReportModel) -> str:
     if report["run"]["suite"].get("review_status") == "imported_unreviewed":
         lines += ["> This suite was imported from a public corpus and has not been reviewed: its cases have no "
                   "stable groups or page identity, and titles are scored only where the source has an "
-                  "independent one.", ""]
+                  "independent one.", ">", f"> {md_text(import_heading(report))}"]
+        lines += [f"> - {md_text(caveat)}" for caveat in import_caveats(report)] + [""]
     method = report["method"]
     lines += [f"Pass rate = pass ÷ (pass + fail); unresolvable items are counted apart. The interval is a "
               f"{method['interval']} ({method['resamples']} resamples, seed {method['seed']}). Coverage is a "
@@ -105,12 +109,12 @@ def markdown_from_model(model: ReportModel) -> str:
                       + ".", ""]
     if report["comparisons"]:
         lines += ["## Pairwise comparisons", "",
-                  "Paired bootstrap over the cases both providers scored. *Real* = the interval of the difference "
+                  "Paired bootstrap over the cases both providers scored; A is the better-ranked provider, the "
+                  "difference is A's pass rate minus B's. *Real* = the interval of the difference "
                   "excludes 0; otherwise these cases cannot tell the two apart. Noise (median answer ÷ reference "
                   "size over the shared cases both answered) sits beside each rate: a lead bought with a whole-page "
                   "dump shows as noise.", "",
-                  "| contract | provider | vs | shared cases | provider's rate | vs rate | difference | 95 % CI | real? "
-                  "| provider's noise | vs noise |",
+                  "| " + " | ".join(COMPARISON_HEADINGS) + " |",
                   "|---|---|---|---:|---:|---:|---:|---:|---|---:|---:|"]
         for c in report["comparisons"]:
             ci = c["interval"]
@@ -155,13 +159,17 @@ def markdown_from_model(model: ReportModel) -> str:
             lines.append(f"| {md_text(entry['provider'])} | " + " | ".join(str(entry["classes"].get(c, 0)) for c in classes) + " |")
         lines.append("")
     if report["flagged"]:
-        lines += ["## Flagged cases", ""] + [f"- {md_code(f['case'])}: {md_text(f['flag'])}" for f in report["flagged"]] + [""]
+        lines += ["## Flagged cases", "", FLAGS_INTRO, ""]
+        for flag, cases in flagged_cases(report).items():
+            lines.append(f"- {md_code(flag)} ({len(cases)} case{'' if len(cases) == 1 else 's'}): "
+                         f"{md_text(report['flags'][flag])}. " + ", ".join(map(md_code, cases)))
+        lines.append("")
     if report["not_passed"]:
         lines += ["## Items that did not pass", "", "| item | verdict | class | answer | why |", "|---|---|---|---|---|"]
         for item in report["not_passed"]:
             answer = f"[{item['answer'].split('/')[-1][:12]}…]({item['answer']})" if item["answer"] else "no answer"
             lines.append(f"| {md_code(item['item'])} | {item['outcome']} | {md_text(item['failure_class'] or '–')} | {answer} "
-                         f"| {md_text(item['explanation'])} |")
+                         f"| {md_text(shown_text(item['explanation']))} |")
         lines.append("")
     return "\n".join(lines)
 
@@ -171,13 +179,35 @@ REPORT_FILES = ("report.md", "report.html", "report.json")
 
 
 
+def import_report(manifest: dict[str, Any]) -> dict[str, Any] | None:
+    """The import report (``import-report.json``, written by ``lexbench import-corpus``) of the run's
+    suite when it was imported and not reviewed since: read from the suite directory the manifest
+    names (``suite.path``), kept only when it names the same suite id. ``None`` otherwise, or when the
+    file is absent or unreadable there (say, a run rebuilt on another machine): the report then says
+    where the caveats are."""
+    suite = manifest.get("suite") or {}
+    if suite.get("review_status") != "imported_unreviewed" or not suite.get("path"):
+        return None
+    from lexbench.dataset.importers.report import REPORT_NAME  # with the suite's own modules, not at import
+
+    try:
+        data = json.loads((Path(suite["path"]) / REPORT_NAME).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or data.get("suite") != suite.get("id") or not isinstance(data.get("notes"), list):
+        return None
+    return data
+
+
+
 def write_reports(run_dir: Path, rows: Sequence[RunRow], manifest: dict[str, Any]) -> list[Path]:
     """Write ``report.md``, ``report.html`` and ``report.json`` into ``run_dir``; return their paths.
 
-    The bytes depend only on ``rows`` (in any order) and the run-wide facts of ``manifest``. The
-    report is built once (:func:`build_model`) and rendered three times.
+    The bytes depend only on ``rows`` (in any order), the run-wide facts of ``manifest`` and, for a
+    suite imported from a corpus, its :func:`import_report`. The report is built once
+    (:func:`build_model`) and rendered three times.
     """
-    model = build_model(rows, manifest)
+    model = build_model(rows, manifest, import_report(manifest))
     contents = {"report.md": markdown_from_model(model), "report.html": html_from_model(model),
                 "report.json": json_from_model(model)}
     paths = []
@@ -189,29 +219,48 @@ def write_reports(run_dir: Path, rows: Sequence[RunRow], manifest: dict[str, Any
 
 
 
-def render_terminal(rows: Sequence[RunRow]) -> list[str]:
-    """A compact fixed-width leaderboard for the end of the pytest session.
+NAME_WIDTH = 24
+"""Widest provider name the terminal leaderboard shows whole; longer names are cut with ``…``."""
 
-    Beside the verdict counts it shows the pass rate's 95 % interval and each main component's pass
-    rate, so a provider that fails every case on one component (say, stable site text) is not mistaken
-    for one that misses bodies.
+
+
+def render_terminal(rows: Sequence[RunRow]) -> list[str]:
+    """The leaderboard printed at the end of the pytest session: lines of at most 100 columns, so it
+    does not wrap in a common terminal (provider names longer than :data:`NAME_WIDTH` are cut with ``…``).
+
+    Two tables over the same providers: the verdict counts with the pass rate, its 95 % interval,
+    p50 latency and noise; then each main component's pass rate, so a provider that fails every case
+    on one component (say, stable site text) is not mistaken for one that misses bodies. Everything
+    wider (p95, answer tokens, comparisons, breakdowns, why each item did not pass) is in ``report.md``
+    and ``report.html``, and the closing lines say so. When an item failed they also say why
+    pytest's short summary cuts its reason (it trims each line to the terminal width, 80 columns when
+    piped, unless ``-vv`` or on CI).
     """
-    names = {Component.TITLE: "title", Component.REGIONS: "regions", Component.ENDING: "ending",
-             Component.STABLE_GROUPS: "stable", Component.COMMENTS: "comments", Component.POSTS: "posts"}
-    head = f"{'provider':<20} {'contract':<8} {'pass':>5} {'fail':>5} {'unres':>5} {'rate':>8} {'95 % CI':>13}"
-    head += "".join(f" {names[c]:>8}" for c in LEADERBOARD_COMPONENTS) + f" {'p50 s':>7} {'noise':>7}"
-    out = [head]
     summaries = summarise(rows)
+    width = max(len("provider"), min(NAME_WIDTH, max((len(s.provider) for s in summaries), default=0)))
+
+    def name(provider: str) -> str:
+        return (provider if len(provider) <= width else provider[:width - 1] + "…").ljust(width)
+
+    out = [f"{'provider':<{width}} {'contract':<8} {'pass':>5} {'fail':>5} {'unres':>5} {'rate':>7} {'95 % CI':>9} "
+           f"{'p50 s':>7} {'noise':>7}"]
     for s in summaries:
         ci = "–" if s.interval is None else f"{s.interval.low * 100:.0f}–{s.interval.high * 100:.0f} %"
-        line = (f"{s.provider:<20} {s.output_contract:<8} {s.passed:>5} {s.failed:>5} {s.unresolvable:>5} "
-                f"{pct(s.pass_rate):>8} {ci:>13}")
-        line += "".join(f" {pct(s.component_pass_rate(c)):>8}" for c in LEADERBOARD_COMPONENTS)
-        out.append(line + f" {secs(s.latency_p50):>7} {ratio(s.noise):>7}")
-    out.append("rate = pass ÷ (pass + fail); component columns = share of scored items where it passed; "
-               "noise = median answer ÷ reference size")
+        out.append(f"{name(s.provider)} {s.output_contract:<8} {s.passed:>5} {s.failed:>5} {s.unresolvable:>5} "
+                   f"{pct(s.pass_rate):>7} {ci:>9} {secs(s.latency_p50):>7} {ratio(s.noise):>7}")
+    out.append("rate = pass ÷ (pass + fail), unresolvable items apart; noise = median answer ÷ reference size")
+    out += ["", "component pass rates: share of the items where the component was scored that passed it"]
+    columns = [(c, max(7, len(COMPONENT_LABELS[c]))) for c in LEADERBOARD_COMPONENTS]
+    out.append(f"{'provider':<{width}}" + "".join(f" {COMPONENT_LABELS[c]:>{w}}" for c, w in columns))
+    for s in summaries:
+        out.append(name(s.provider) + "".join(f" {pct(s.component_pass_rate(c)):>{w}}" for c, w in columns))
     probed = [s for s in summaries if s.boilerplate is not None]
     if probed:
-        out.append("boilerplate probes (trafilatura-eval `without` snippets found in the answers): " + "; ".join(
-            f"{s.provider} {boilerplate_text(dict(zip(('found', 'probes', 'pages'), s.boilerplate)))}" for s in probed))
+        out += ["", "boilerplate probes (trafilatura-eval `without` snippets found in the answers):"]
+        out += [f"  {name(s.provider).rstrip()}: {boilerplate_text(dict(zip(('found', 'probes', 'pages'), s.boilerplate)))}"
+                for s in probed]
+    out += ["", "every column, comparisons, breakdowns and why each item failed: report.md, report.html"]
+    if any(s.failed for s in summaries):  # skip reasons (-rs) are never cut
+        out.append("pytest's short summary below cuts each failure's reason to the terminal width (80 columns")
+        out.append("when piped): the FAILURES section above and report.md hold it whole; -vv prints it whole below")
     return out

@@ -26,9 +26,10 @@ from html import escape
 from typing import Any
 
 from lexbench.record import RunRow
-from lexbench.report_model import (BREAKDOWNS, COMPONENT_COLUMNS, COMPONENT_LABELS, LEADERBOARD_COMPONENTS,
-                                   ProviderSummary, ReportModel, boilerplate_text, build_model, cost_text, interval_text,
-                                   ordered_rows, pct, ratio, run_lines, secs, signed_pct, summarise, tokens_text)
+from lexbench.report_model import (BREAKDOWNS, COMPARISON_HEADINGS, COMPONENT_COLUMNS, COMPONENT_LABELS, FLAGS_INTRO,
+                                   LEADERBOARD_COMPONENTS, ProviderSummary, ReportModel, boilerplate_text, build_model,
+                                   cost_text, flagged_cases, import_caveats, import_heading, interval_text, ordered_rows,
+                                   pct, ratio, run_lines, secs, shown_text, signed_pct, summarise, tokens_text)
 from lexbench.verdict import Outcome
 
 COLOURS = {"pass": "#2e7d32", "fail": "#c62828", "unresolvable": "#9e9e9e", "missing": "#eeeeee"}
@@ -36,8 +37,13 @@ _LABEL_W = 190
 _PLOT_W = 520
 _ROW_H = 26
 
+FONT_STACK = ('system-ui,-apple-system,"Segoe UI",Roboto,"Noto Sans CJK SC","Noto Sans CJK JP","Source Han Sans SC",'
+              '"PingFang SC","Hiragino Sans","Microsoft YaHei","Yu Gothic","Malgun Gothic",sans-serif')
+"""Latin faces first, then CJK ones (Chinese, Japanese, Korean cases' titles and explanations) before
+the generic family, so a system whose default sans-serif has no CJK glyphs still shows them."""
+
 _CSS = """
-body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;color:#1b1b1b;background:#fafafa}
+body{font:14px/1.45 FONTS;margin:0;color:#1b1b1b;background:#fafafa}
 main{max-width:1100px;margin:0 auto;padding:24px}
 h1{font-size:24px;margin:0 0 8px}h2{font-size:19px;margin:32px 0 8px;border-bottom:1px solid #ddd;padding-bottom:4px}
 h3{font-size:16px;margin:20px 0 6px}
@@ -50,12 +56,13 @@ td.why{max-width:520px}
 tr.real td{background:#e8f5e9}
 figure{margin:12px 0 24px;background:#fff;border:1px solid #ddd;padding:12px}
 figcaption{font-size:13px;color:#444;margin-top:6px}
-svg text{font:12px system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;fill:#1b1b1b}
+svg text{font:12px FONTS;fill:#1b1b1b}
 svg .axis{stroke:#999;stroke-width:1}svg .grid{stroke:#e5e5e5;stroke-width:1}
 svg .whisker{stroke:#111;stroke-width:1.5}
 .legend span{display:inline-block;width:12px;height:12px;margin:0 4px 0 12px;vertical-align:-2px}
 code{font-size:12px}
-"""
+dl.flags dt{margin-top:8px}dl.flags dd{margin:2px 0 0 20px}
+""".replace("FONTS", FONT_STACK)
 
 
 def _svg(width: int, height: int, label: str, body: list[str]) -> str:
@@ -141,11 +148,8 @@ def _nice_step(raw: float) -> float:
 
 
 def _tick_label(value: float) -> str:
-    if value == 0:
-        return "0"
-    if value >= 1:
-        return f"{value:g} s"
-    return f"{value * 1000:g} ms"
+    # Seconds, like the p50/p95 labels beside the strips and every latency table.
+    return "0 s" if value == 0 else f"{value:g} s"
 
 
 def _jitter(key: str) -> float:
@@ -216,7 +220,7 @@ def heatmap(rows: Sequence[RunRow], summaries: Sequence[ProviderSummary] | None 
             state = row.outcome.value if row else "missing"
             tip = f"{case}[{provider}]: {state}"
             if row is not None and row.outcome is not Outcome.PASS:
-                tip += f" — {row.explanation[:200]}"
+                tip += f" — {shown_text(row.explanation)[:200]}"
             body.append(f'<rect class="cell" x="{_LABEL_W + j * cell}" y="{y}" width="{cell - gap}" height="{height}" '
                         f'fill="{COLOURS[state]}"><title>{escape(tip)}</title></rect>')
     y = top + len(providers) * (height + 2) + 14
@@ -260,9 +264,11 @@ def html_from_model(model: ReportModel) -> str:
              "<h1>lexbench report</h1>"]
     parts += [f'<p class="facts">{escape(line)}</p>' for line in run_lines(report)]
     if report["run"]["suite"].get("review_status") == "imported_unreviewed":
-        parts.append('<p class="note">This suite was imported from a public corpus and has not been reviewed: its cases '
-                     "have no stable groups or page identity, and titles are scored only where the source has an "
-                     "independent one.</p>")
+        caveats = "".join(f"<li>{escape(caveat)}</li>" for caveat in import_caveats(report))
+        parts.append('<div class="note"><p>This suite was imported from a public corpus and has not been reviewed: its '
+                     "cases have no stable groups or page identity, and titles are scored only where the source has an "
+                     f"independent one.</p><p>{escape(import_heading(report))}</p>"
+                     + (f"<ul>{caveats}</ul>" if caveats else "") + "</div>")
     method = report["method"]
     parts.append(f'<p class="note">Pass rate = pass ÷ (pass + fail); unresolvable items are counted apart. Whiskers and '
                  f"intervals: {escape(method['interval'])} ({method['resamples']} resamples, seed {method['seed']}). "
@@ -294,7 +300,8 @@ def html_from_model(model: ReportModel) -> str:
 
     if report["comparisons"]:
         parts.append('<h2 id="comparisons">Pairwise comparisons</h2>')
-        parts.append("<p>Paired bootstrap over the cases both providers scored. A highlighted row is a real "
+        parts.append("<p>Paired bootstrap over the cases both providers scored; A is the better-ranked provider, "
+                     "the difference is A's pass rate minus B's. A highlighted row is a real "
                      "difference: its 95 % interval excludes 0. Otherwise these cases cannot tell the two apart. "
                      "Noise (median answer ÷ reference size over the shared cases both answered) sits beside each "
                      "rate: a lead bought with a whole-page dump shows as noise.</p>")
@@ -306,8 +313,7 @@ def html_from_model(model: ReportModel) -> str:
                          _n(f"{signed_pct(ci['low'])} to {signed_pct(ci['high'])}"), _t("yes" if c["real"] else "no"),
                          _n(ratio(c.get("first_noise"))), _n(ratio(c.get("second_noise")))])
             classes.append("real" if c["real"] else "")
-        parts.append(_table(["contract", "provider", "vs", "shared cases", "provider's rate", "vs rate", "difference",
-                             "95 % CI", "real?", "provider's noise", "vs noise"], body, row_classes=classes))
+        parts.append(_table(COMPARISON_HEADINGS, body, row_classes=classes))
 
     parts.append('<h2 id="latency">Latency and cost</h2>')
     parts.append(_figure("chart-latency", latency_chart(rows, model.summaries),
@@ -348,8 +354,12 @@ def html_from_model(model: ReportModel) -> str:
         parts.append(_table(["provider", *classes], body))
 
     if report["flagged"]:
-        parts.append('<h2 id="flagged">Flagged cases</h2><ul>' + "".join(
-            f"<li><code>{escape(f['case'])}</code>: {escape(f['flag'])}</li>" for f in report["flagged"]) + "</ul>")
+        parts.append(f'<h2 id="flagged">Flagged cases</h2><p>{escape(FLAGS_INTRO)}</p><dl class="flags">')
+        for flag, cases in flagged_cases(report).items():
+            meaning = escape(report["flags"][flag])
+            parts.append(f'<dt><code title="{meaning}">{escape(flag)}</code> ({len(cases)} case{"" if len(cases) == 1 else "s"})'
+                         f"</dt><dd>{meaning}.<br>" + ", ".join(f"<code>{escape(c)}</code>" for c in cases) + "</dd>")
+        parts.append("</dl>")
 
     if report["not_passed"]:
         parts.append('<h2 id="not-passed">Items that did not pass</h2>')
@@ -358,7 +368,7 @@ def html_from_model(model: ReportModel) -> str:
             answer = (f'<a href="{escape(item["answer"])}">{escape(item["answer"].split("/")[-1][:12])}…</a>'
                       if item["answer"] else "no answer")
             body.append([("", f"<code>{escape(item['item'])}</code>"), _t(item["outcome"]),
-                         _t(item["failure_class"] or "–"), ("", answer), ("why", escape(item["explanation"]))])
+                         _t(item["failure_class"] or "–"), ("", answer), ("why", escape(shown_text(item["explanation"])))])
         parts.append(_table(["item", "verdict", "class", "answer", "why"], body))
     parts.append("</main></body></html>")
     return "\n".join(parts) + "\n"

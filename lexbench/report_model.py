@@ -11,8 +11,11 @@ measure recall and a whole-page dump passes them as often as a good extractor do
 
 from __future__ import annotations
 
+import ast
 import json
+import re
 import statistics
+import unicodedata
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -45,8 +48,84 @@ COMPONENT_LABELS = {Component.CALL: "call", Component.TITLE: "title", Component.
                     Component.PAGE_IDENTITY: "identity", Component.COMMENTS: "comments", Component.POSTS: "posts",
                     Component.ANCHORS: "anchors"}
 
+COMPARISON_HEADINGS = ("contract", "provider A", "provider B", "shared cases", "A's pass rate", "B's pass rate",
+                       "difference (A − B)", "95 % CI", "real?", "A's noise", "B's noise")
+"""The pairwise comparison table's headings: A is the better-ranked provider of the pair."""
+
 BREAKDOWNS = (("track", "track"), ("category", "category"), ("lang", "language"))
 """Row fields the pass rates are broken down by, with their headings."""
+
+FLAG_EXPLANATIONS = {
+    "capture_charset_mismatch": "the capture's bytes do not decode as the charset it declares but are valid UTF-8 "
+                                "(a page re-saved with a stale meta tag): it is replayed as UTF-8",
+    "capture_charset_unknown": "the capture declares a name that is no text encoding (a typo, 'undefined'): it is "
+                               "replayed as UTF-8, the standard's fallback",
+    "capture_not_decodable": "the capture's bytes decode neither as its declared charset nor as UTF-8: providers may "
+                             "read some of its text as mojibake",
+    "coverage_unknown": "the corpus index gives no readable coverage figure, so whether the reference is in the "
+                        "page's static visible text is unknown",
+    "ending_is_whole_short_reference": "the reference yields fewer than 10 fragments, so the whole reference is the "
+                                       "ending contract",
+    "ending_not_found_in_prose": "every line of the reference looked like trailing non-prose; the ending contract is "
+                                 "taken from its last lines",
+    "post_links_found_by_anchor_fragment": "the annotation names some posts' anchors, not their links: their "
+                                           "permalinks are the page's links to those anchors",
+    "posts_without_link_or_text_not_counted": "annotated posts without a user, text or a post link on the page are "
+                                              "left out, so the posts baseline is below the annotation's count",
+    "readability_not_readerable": "Readability's own metadata says the page is not readerable: its reference may not "
+                                  "be the page's article",
+    "reference_cp1252": "the reference was not UTF-8 and was decoded as cp1252",
+    "reference_has_comments": "the source reference also holds the page's comments: only the body before them is "
+                              "scored; the comment text is kept in probes.json",
+    "reference_not_in_visible_text": "under 80 % of the reference's words are in the capture's static visible text "
+                                     "(scripts may add them): a provider that runs no scripts can miss them",
+    "response_not_saved": "the answer could not be saved (disk full or not writable): the verdict stands, with no "
+                          "answer file to read",
+    "thread_text_as_body_no_posts_contract": "a forum thread scored as one body text: the source gives no per-post "
+                                             "author, link or boundary for a posts contract",
+    "title_not_standalone_in_capture": "the annotated title is not a standalone line of the capture's visible text: "
+                                       "its title contract needs review",
+    "title_only_no_body_reference": "the source gives snippets, not a whole body: the case scores the title only",
+    "url_unknown": "the source stores no URL for the page: the case has a placeholder .invalid URL and runs from the "
+                   "replay only",
+}
+"""One line per flag code an importer or a run can put on a case or row (SPEC §4), shown beside the
+flag in the reports."""
+
+UNEXPLAINED_FLAG = "a flag of this suite's own, which lexbench does not explain"
+
+
+
+def flag_explanation(code: str) -> str:
+    """The one-line meaning of flag ``code`` (:data:`FLAG_EXPLANATIONS`), or :data:`UNEXPLAINED_FLAG`."""
+    return FLAG_EXPLANATIONS.get(code, UNEXPLAINED_FLAG)
+
+
+
+_PY_STRING = re.compile(r"""(?<![\w'"])(?:'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*")""")
+
+
+
+def shown_text(text: str) -> str:
+    """``text`` with every Python string literal in it that holds an escape shown as its characters
+    between the same quotes, for reports a person reads: the scorer quotes titles, labels and patterns
+    with ``repr``, so a pattern ``bar\\?`` reads ``'bar\\\\?'`` and a title with an ideographic space
+    ``'a\\u3000b'``; shown, they are ``'bar\\?'`` and the title with its space. Literals that do not
+    parse, or that hold a control character, are left as they are."""
+
+    def decoded(match: re.Match[str]) -> str:
+        literal = match.group(0)
+        if "\\" not in literal:
+            return literal
+        try:
+            value = ast.literal_eval(literal)
+        except (SyntaxError, ValueError):
+            return literal
+        if not isinstance(value, str) or any(unicodedata.category(ch) == "Cc" for ch in value):
+            return literal  # a control character (a line break, NUL) reads better as its escape
+        return literal[0] + value + literal[0]
+
+    return _PY_STRING.sub(decoded, text)
 
 
 
@@ -304,18 +383,24 @@ class ReportModel:
 
 
 
-def build_model(rows: Iterable[RunRow], manifest: dict[str, Any]) -> ReportModel:
-    """Order, summarise and compare ``rows`` once (the bootstraps run here) for all the renderers."""
+def build_model(rows: Iterable[RunRow], manifest: dict[str, Any], imported: dict[str, Any] | None = None) -> ReportModel:
+    """Order, summarise and compare ``rows`` once (the bootstraps run here) for all the renderers.
+
+    ``imported``: the suite's import report (``import-report.json``, :func:`lexbench.report.import_report`)
+    when the suite was imported from a corpus; its format and caveats are shown with the run's facts.
+    """
     ordered = ordered_rows(rows)
     summaries = summarise(ordered)
-    return ReportModel(rows=ordered, summaries=summaries, data=_report_data(ordered, manifest, summaries))
+    return ReportModel(rows=ordered, summaries=summaries, data=_report_data(ordered, manifest, summaries, imported))
 
 
 
 def build_report(rows: Sequence[RunRow], manifest: dict[str, Any]) -> dict[str, Any]:
     """The whole report as plain data (``report.json``): run facts, leaderboards with bootstrap
     intervals, pairwise comparisons, breakdowns, component failures, latency and cost, failure classes,
-    flagged cases and every item that did not pass (with its saved answer's relative path).
+    flagged cases with each flag's meaning, and every item that did not pass (with its saved answer's
+    relative path). ``run.suite.import`` holds an imported suite's format and caveats when the caller
+    read them (:func:`build_model`).
 
     Rates are shares in 0–1 and latencies seconds, rounded to 4 decimals.
     """
@@ -323,13 +408,18 @@ def build_report(rows: Sequence[RunRow], manifest: dict[str, Any]) -> dict[str, 
 
 
 
-def _report_data(rows: list[RunRow], manifest: dict[str, Any], summaries: list[ProviderSummary]) -> dict[str, Any]:
+def _report_data(rows: list[RunRow], manifest: dict[str, Any], summaries: list[ProviderSummary],
+                 imported: dict[str, Any] | None) -> dict[str, Any]:
     # ``rows`` in report order, ``summaries`` = summarise(rows).
     comparisons = compare(rows, summaries)
     providers = [s.provider for s in summaries]
+    flagged = sorted({(r.case, f) for r in rows for f in r.flags})
+    run = _run_facts(manifest)
+    if imported is not None:
+        run["suite"]["import"] = {"format": imported.get("format"), "caveats": list(imported.get("notes") or [])}
     report: dict[str, Any] = {
         "schema_version": REPORT_SCHEMA,
-        "run": _run_facts(manifest),
+        "run": run,
         "method": {
             "pass_rate": "pass / (pass + fail); unresolvable items are counted apart",
             "interval": f"{int(stats.CONFIDENCE * 100)} % percentile bootstrap over cases",
@@ -344,7 +434,8 @@ def _report_data(rows: list[RunRow], manifest: dict[str, Any], summaries: list[P
         "components": [],
         "latency_and_cost": [],
         "failure_classes": [],
-        "flagged": [{"case": case, "flag": flag} for case, flag in sorted({(r.case, f) for r in rows for f in r.flags})],
+        "flagged": [{"case": case, "flag": flag} for case, flag in flagged],
+        "flags": {flag: flag_explanation(flag) for flag in sorted({f for _, f in flagged})},
         "not_passed": [],
     }
     for contract, title in CONTRACT_TITLES.items():
@@ -467,6 +558,37 @@ def run_lines(report: dict[str, Any]) -> list[str]:
     if run["measure_only"]:
         lines.append("Measure-only run: scored evidence for diagnostics; it does not certify anything.")
     return lines
+
+
+
+FLAGS_INTRO = ("Flags are notes the import or the run left on a case (not verdicts); each is listed once with "
+               "what it means and the cases that carry it.")
+
+
+
+def flagged_cases(report: dict[str, Any]) -> dict[str, list[str]]:
+    """``{flag: [case, ...]}`` from ``report["flagged"]``, flags and cases in sorted order."""
+    cases: dict[str, list[str]] = defaultdict(list)
+    for entry in sorted(report["flagged"], key=lambda f: (f["flag"], f["case"])):
+        cases[entry["flag"]].append(entry["case"])
+    return dict(cases)
+
+
+
+def import_heading(report: dict[str, Any]) -> str:
+    """The sentence before an imported suite's caveats, or saying where they are when they were not read."""
+    imported = report["run"]["suite"].get("import")
+    if imported is None:
+        return ("The import's caveats are in the suite's import-report.json, which was not beside its dataset "
+                "when this report was built.")
+    return f"Caveats of its import ({imported['format']}, from the suite's import-report.json):"
+
+
+
+def import_caveats(report: dict[str, Any]) -> list[str]:
+    """An imported suite's caveats (``[]`` when none were read)."""
+    imported = report["run"]["suite"].get("import")
+    return list(imported["caveats"]) if imported else []
 
 
 

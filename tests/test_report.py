@@ -1,14 +1,24 @@
 """The report counts verdicts the way SPEC §6 says, shows intervals, comparisons, breakdowns, costs and
 noise, and depends only on the rows and the run-wide facts."""
 
+import ast
 import json
+import os
 import random
+import re
+import shutil
+import subprocess
+import sys
+import unicodedata
+from html import escape
+from pathlib import Path
 
+import lxml.html
 import pytest
 
 from lexbench.answer import Attempt, ResultMetadata
 from lexbench.record import RunRow
-from lexbench.report import render_json, render_markdown, render_terminal
+from lexbench.report import md_text, render_json, render_markdown, render_terminal
 from lexbench.report_model import build_report, percentile, summarise
 from lexbench.verdict import Component, ComponentResult, Outcome
 
@@ -61,9 +71,39 @@ def test_component_pass_rates_show_where_a_provider_fails():
     assert summary.component_pass_rate(Component.REGIONS) == 1.0
     assert summary.component_pass_rate(Component.STABLE_GROUPS) == 0.0
     assert summary.component_pass_rate(Component.TITLE) is None
-    header, line, legend = render_terminal(rows)
-    assert "regions" in header and "stable" in header and "95 % CI" in header
-    assert "100.0 %" in line and "0.0 %" in line and "noise" in legend
+    lines = render_terminal(rows)
+    assert "95 % CI" in lines[0] and "noise" in lines[2]
+    header = lines.index("component pass rates: share of the items where the component was scored that passed it") + 1
+    assert lines[header].split() == ["provider", "title", "regions", "ending", "stable", "groups", "comments", "posts"]
+    assert lines[header + 1].split() == ["a", "–", "100.0", "%", "–", "0.0", "%", "–", "–"]
+
+
+def display_width(line):
+    """Terminal columns of ``line``: East Asian wide and fullwidth characters take two."""
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in line)
+
+
+WIDE_PROVIDERS = ("chromium-dump-dom", "chromium-cdp-html", "http-markdownify", "readability-js", "trafilatura",
+                  "crawl4ai-cloud", "brightdata", "a-provider-name-longer-than-any-column")
+
+
+def test_the_terminal_leaderboard_fits_100_columns_with_eight_long_provider_names():
+    rows = [row(name, f"article-{i:03d}-en-x", Outcome.PASS if (i + n) % 3 else Outcome.FAIL, latency=12.5 + n,
+                chars=123456, failed=() if (i + n) % 3 else [Component.STABLE_GROUPS, Component.TITLE],
+                boilerplate_probes=40, boilerplate_found=39)
+            for n, name in enumerate(WIDE_PROVIDERS) for i in range(280)]
+    rows += [row("reference-echo", f"article-{i:03d}-en-x", Outcome.UNRESOLVABLE, contract="control") for i in range(280)]
+    lines = render_terminal(rows)
+    assert max(map(display_width, lines)) <= 100, "\n".join(lines)
+    shown = [line.split()[0] for line in lines[1:10]]
+    assert set(shown) == {*WIDE_PROVIDERS[:-1], "a-provider-name-longer-…", "reference-echo"}
+    (dump_dom,) = [line.split() for line in lines[1:10] if line.startswith("chromium-dump-dom ")]
+    assert dump_dom[:6] == ["chromium-dump-dom", "cleaned", "186", "94", "0", "66.4"] and dump_dom[-1] == "246.91×"
+    assert "every column, comparisons, breakdowns and why each item failed: report.md, report.html" in lines
+    assert any("-vv prints it whole" in line for line in lines)
+    # Nothing failed (pytest never cuts skip reasons): no word about cut failure reasons.
+    for outcome in (Outcome.PASS, Outcome.UNRESOLVABLE):
+        assert not any("-vv" in line for line in render_terminal([row("a", "c1", outcome)]))
 
 
 def _two_providers(n=40):
@@ -100,11 +140,11 @@ def test_a_comparison_shows_each_provider_s_noise_beside_its_pass_rate():
     assert (pair["first"], pair["second"]) == ("dump", "clean")
     assert pair["first_noise"] == 6.0 and pair["second_noise"] == 1.019
     text = render_markdown(rows, MANIFEST)
-    assert "| provider's noise | vs noise |" in text and "| 6.00× | 1.02× |" in text
+    assert "| A's noise | B's noise |" in text and "| 6.00× | 1.02× |" in text
     from lexbench.report_html import render_html
 
     html = render_html(rows, MANIFEST)
-    assert "provider&#x27;s noise" in html or "provider's noise" in html
+    assert "<th>A&#x27;s noise</th><th>B&#x27;s noise</th>" in html
 
 
 def test_every_leaderboard_row_has_as_many_cells_as_its_header():
@@ -215,11 +255,161 @@ def test_boilerplate_probes_are_reported_beside_the_noise_figure_only_where_case
     text = render_markdown(rows, MANIFEST)
     assert "`without` snippets; a diagnostic, not part of the verdict): a 3 of 6 snippets on 2 pages; b 0 of 4 " \
            "snippets on 1 page." in text
-    assert any(line.startswith("boilerplate probes") and "a 3 of 6 snippets on 2 pages" in line
-               for line in render_terminal(rows))
+    terminal = render_terminal(rows)
+    probes = terminal.index("boilerplate probes (trafilatura-eval `without` snippets found in the answers):")
+    assert terminal[probes + 1:probes + 3] == ["  a: 3 of 6 snippets on 2 pages", "  b: 0 of 4 snippets on 1 page"]
     from lexbench.report_html import render_html
 
     assert "b 0 of 4 snippets on 1 page.</p>" in render_html(rows, MANIFEST)
     plain = [row("a", "c1", Outcome.PASS)]
     assert "boilerplate" not in render_markdown(plain, MANIFEST) and "boilerplate" not in render_json(plain, MANIFEST)
     assert "boilerplate" not in plain[0].model_dump_json()  # rows of other cases keep their bytes
+
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def piped_pytest(*args):
+    """pytest on the demo suite from the repository root, its output piped (as in a CI log or ``| tee``)."""
+    env = {k: v for k, v in os.environ.items() if k not in ("CI", "BUILD_NUMBER", "COLUMNS", "PYTEST_ADDOPTS")}
+    done = subprocess.run([sys.executable, "-m", "pytest", "-n", "0", "-rfs", *args], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=900)
+    assert done.returncode == 1, done.stdout[-3000:] + done.stderr[-3000:]  # items failed; the harness did not
+    return done.stdout.splitlines()
+
+
+@pytest.mark.slow  # runs pytest on the demo suite in a subprocess
+def test_a_piped_run_prints_a_leaderboard_within_100_columns_that_says_where_each_reason_is_whole(tmp_path):
+    lines = piped_pytest("--providers=trafilatura,reference-echo", f"--run-dir={tmp_path / 'run'}")
+    start = next(i for i, line in enumerate(lines) if " lexbench leaderboard " in line)
+    end = next(i for i, line in enumerate(lines) if line.startswith("run record: "))
+    board = lines[start + 1:end]
+    assert board[0].split()[:3] == ["provider", "contract", "pass"]
+    assert max(map(display_width, board)) <= 100, "\n".join(board)
+    assert "every column, comparisons, breakdowns and why each item failed: report.md, report.html" in board
+    assert "when piped): the FAILURES section above and report.md hold it whole; -vv prints it whole below" in board
+    # pytest cuts the short summary to 80 columns when piped (the leaderboard's note says so) ...
+    failed = [line for line in lines[end:] if line.startswith("FAILED ")]
+    assert len(failed) == 15 and all(display_width(line) <= 80 and line.endswith("...") for line in failed)
+    # ... and the FAILURES section above it holds every reason whole, as the note says.
+    explanations = [json.loads(line)["explanation"] for line in (tmp_path / "run" / "results.jsonl").open(encoding="utf-8")]
+    failures = [e for e in explanations if e.startswith("fail: ")]
+    assert len(failures) == 15 and all(e in lines[:start] for e in failures)
+
+
+@pytest.mark.slow  # runs pytest on the demo suite in a subprocess
+def test_with_vv_a_piped_short_summary_shows_the_whole_reason(tmp_path):
+    lines = piped_pytest("--providers=trafilatura", "-k", "article-001-en-carrick-tidal-array", "-vv",
+                         f"--run-dir={tmp_path / 'run'}")
+    (explanation,) = [json.loads(line)["explanation"] for line in (tmp_path / "run" / "results.jsonl").open(encoding="utf-8")]
+    (summary,) = [line for line in lines if line.startswith("FAILED ")]
+    assert "trafilatura" in summary and summary.endswith(f" - {explanation}")
+
+
+FLAG_CODE = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+")
+
+
+def _codes(node):
+    return {n.value for n in ast.walk(node) if isinstance(n, ast.Constant) and isinstance(n.value, str)
+            and FLAG_CODE.fullmatch(n.value)}
+
+
+def emitted_flag_codes():
+    """Every flag code lexbench's source can put on a case or a row, found where it is written: appended
+    to or listed in a ``flags`` value, passed as ``flag=``/``flags=``, bound to a ``*FLAG*`` name, or
+    returned by a ``*flags*`` function. Maps each code to the first file that emits it."""
+    found = {}
+    for path in sorted((ROOT / "lexbench").rglob("*.py")):
+        if path.name.startswith("report"):
+            continue  # the reports show flags (and hold their explanations); they emit none
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            values = []
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("append", "extend") \
+                    and "flag" in ast.unparse(node.func.value).lower():
+                values = node.args
+            elif isinstance(node, ast.keyword) and node.arg in ("flag", "flags"):
+                values = [node.value]
+            elif isinstance(node, ast.Dict):
+                values = [v for k, v in zip(node.keys, node.values) if isinstance(k, ast.Constant) and k.value == "flags"]
+            elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                if any("flag" in ast.unparse(t).lower() for t in targets) and node.value is not None:
+                    values = [node.value]
+            elif isinstance(node, ast.FunctionDef) and "flags" in node.name:
+                values = [n.value for n in ast.walk(node) if isinstance(n, ast.Return) and n.value is not None]
+            for value in values:
+                for code in _codes(value):
+                    found.setdefault(code, path.relative_to(ROOT).as_posix())
+    return found
+
+
+def test_every_flag_code_the_code_can_emit_has_an_explanation():
+    from lexbench.report_model import FLAG_EXPLANATIONS
+
+    emitted = emitted_flag_codes()
+    # The scan finds the flags of the importers, the charset and ending rules, and the run itself.
+    assert {"url_unknown", "capture_charset_mismatch", "coverage_unknown", "ending_not_found_in_prose",
+            "thread_text_as_body_no_posts_contract", "response_not_saved"} <= set(emitted)
+    unexplained = {code: where for code, where in emitted.items() if code not in FLAG_EXPLANATIONS}
+    assert not unexplained, f"explain these flags in lexbench/report_model.py FLAG_EXPLANATIONS: {unexplained}"
+    assert set(FLAG_EXPLANATIONS) == set(emitted), "an explanation for a flag nothing emits any more"
+    assert all(text and "\n" not in text and not text.endswith(".") for text in FLAG_EXPLANATIONS.values())
+
+
+def imported_readability_suite(tmp_path):
+    """A two-page suite imported by ``lexbench import-corpus --format mozilla-readability`` from a tiny
+    corpus folder: the suite directory and its import report."""
+    from lexbench.dataset.importers import import_corpus
+    from tests.dataset.test_corpus_import import make_readability
+
+    expected = ('<div id="readability-page-1" class="page"><p>First paragraph of the article with enough words.</p>'
+                "<p>Second paragraph continues the story.</p><p>The end of it all.</p></div>")
+    source = make_readability(tmp_path / "corpus", {"page-one": expected, "page-two": expected})
+    suite = tmp_path / "suite"
+    return suite, import_corpus("mozilla-readability", source, suite)
+
+
+def test_an_imported_suite_s_caveats_are_shown_in_report_md_and_report_html(tmp_path):
+    from lexbench.report import write_reports
+
+    suite, imported = imported_readability_suite(tmp_path)
+    assert any("they favour Readability-derived providers" in note for note in imported.notes)
+    manifest = {**MANIFEST, "suite": {"id": imported.suite_id, "revision": 1, "review_status": "imported_unreviewed",
+                                      "path": str(suite), "dataset_sha256": "ef" * 32, "cases": 2}}
+    run = tmp_path / "run"
+    run.mkdir()
+    write_reports(run, [row("readability", case, Outcome.PASS) for case in imported.imported], manifest)
+    text = (run / "report.md").read_text(encoding="utf-8")
+    assert "> Caveats of its import (mozilla-readability, from the suite's import-report.json):" in text
+    for note in imported.notes:
+        assert f"> - {md_text(note)}" in text
+    page = lxml.html.fromstring((run / "report.html").read_text(encoding="utf-8"))
+    assert [li.text_content() for li in page.xpath('//div[@class="note"]/ul/li')] == imported.notes
+    assert json.loads((run / "report.json").read_text())["run"]["suite"]["import"] == {
+        "format": "mozilla-readability", "caveats": imported.notes}
+    # Rebuilt where the suite is gone, the report says where the caveats are instead of dropping them silently.
+    shutil.rmtree(suite)
+    write_reports(run, [row("readability", case, Outcome.PASS) for case in imported.imported], manifest)
+    assert "> The import's caveats are in the suite's import-report.json, which was not beside its dataset when " \
+           "this report was built." in (run / "report.md").read_text(encoding="utf-8")
+
+
+@pytest.mark.slow  # imports a suite and runs pytest on it in a subprocess
+def test_a_run_on_an_imported_suite_reports_the_import_s_caveats(tmp_path):
+    suite, imported = imported_readability_suite(tmp_path)
+    env = {k: v for k, v in os.environ.items() if k != "PYTEST_ADDOPTS"}
+    done = subprocess.run([sys.executable, "-m", "pytest", "-n", "0", f"--suite={suite}", "--providers=reference-echo",
+                           f"--run-dir={tmp_path / 'run'}"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    text = (tmp_path / "run" / "report.md").read_text(encoding="utf-8")
+    html = (tmp_path / "run" / "report.html").read_text(encoding="utf-8")
+    for note in imported.notes:
+        assert f"> - {md_text(note)}" in text and f"<li>{escape(note)}</li>" in html
+
+
+def test_a_quoted_control_character_and_unquoted_text_are_shown_as_they_are():
+    from lexbench.report_model import shown_text
+
+    # A line break or NUL inside a quoted label reads better as its escape; an apostrophe is not a quote.
+    assert shown_text("label 'a\\nb' and 'c\\x00' — it's 'plain'") == "label 'a\\nb' and 'c\\x00' — it's 'plain'"
+    assert shown_text("it's 'x\\\\y' and \"don't\\u00a0stop\"") == "it's 'x\\y' and \"don't\u00a0stop\""

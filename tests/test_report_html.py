@@ -1,5 +1,6 @@
 """report.html is one self-contained page whose charts and tables a real browser renders (SPEC §6)."""
 
+import json
 import re
 import shutil
 import struct
@@ -79,3 +80,82 @@ def test_chromium_renders_the_charts_and_tables(tmp_path):
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
     width, height = struct.unpack(">II", data[16:24])
     assert (width, height) == (1200, 1600) and len(data) > 20_000  # a blank page compresses to a few KB
+
+
+def html_tree(rows, manifest=MANIFEST):
+    from lexbench.report_html import render_html
+
+    return lxml.html.fromstring(render_html(rows, manifest))
+
+
+def test_the_pairwise_table_names_whose_pass_rate_each_column_is():
+    rows = [row(p, f"article-{i:03d}-en-x", Outcome.PASS if i % (n + 1) == 0 else Outcome.FAIL)
+            for n, p in enumerate(("alpha", "beta")) for i in range(10)]
+    (table,) = html_tree(rows).xpath('//h2[@id="comparisons"]/following-sibling::table[1]')
+    headings = [th.text_content() for th in table.xpath(".//th")]
+    assert len(set(headings)) == len(headings)
+    assert headings[1:7] == ["provider A", "provider B", "shared cases", "A's pass rate", "B's pass rate",
+                             "difference (A − B)"]
+    cells = [td.text_content() for td in table.xpath(".//tbody/tr[1]/td")]
+    assert cells[1:7] == ["alpha", "beta", "10", "100.0 %", "50.0 %", "+50.0 pp"]
+
+
+@pytest.mark.parametrize("latencies", [(0.2, 0.4, 0.9), (0.001, 0.05, 11.5)], ids=["linear", "log"])
+def test_the_latency_axis_is_in_seconds_like_its_labels(latencies):
+    rows = [row("alpha", f"article-{i:03d}-en-x", Outcome.PASS, latency=value) for i, value in enumerate(latencies)]
+    (svg,) = html_tree(rows).xpath('//figure[@id="chart-latency"]//svg')
+    texts = [t.text_content() for t in svg.xpath(".//text")]
+    ticks = [t for t in texts if not t.startswith(("alpha", "p50"))]
+    assert len(ticks) >= 3 and all(re.fullmatch(r"\d+(\.\d+)? s", t) for t in ticks), ticks
+    assert not any("ms" in t for t in texts)
+    assert any(re.fullmatch(r"p50 \d\.\d{3} s · p95 \d+\.\d{3} s", t) for t in texts)
+
+
+def test_quoted_text_in_a_reason_is_shown_as_its_characters_not_as_escapes():
+    # The scorer quotes titles and patterns with repr: an ideographic space and a regex's backslash.
+    title, pattern = "老旧小区\u3000屋顶", "Sella bar\\?"
+    reason = f"fail: title {title!r} not found; page identity 0/1 (no match for {pattern!r})"
+    assert "\\u3000" in reason and "\\\\?" in reason
+    failed = row("alpha", "article-001-zh-x", Outcome.FAIL)
+    failed = failed.model_copy(update={"explanation": reason})
+    tree = html_tree([failed])
+    (why,) = tree.xpath('//td[@class="why"]')
+    assert why.text_content() == "fail: title '老旧小区\u3000屋顶' not found; page identity 0/1 (no match for 'Sella bar\\?')"
+    (cell,) = tree.xpath('//rect[@class="cell"]/title')
+    assert "'老旧小区\u3000屋顶'" in cell.text_content() and "\\u3000" not in cell.text_content()
+    from lexbench.report import render_markdown
+
+    # Markdown shows the same characters (its backslash escaped once, as Markdown needs).
+    assert "(no match for 'Sella bar\\\\?') |" in render_markdown([failed], MANIFEST)
+
+
+def test_flag_codes_are_explained_where_the_report_shows_them():
+    from lexbench.report_model import FLAG_EXPLANATIONS
+
+    rows = [row("alpha", "article-001-en-x", Outcome.PASS, flags=["url_unknown", "capture_charset_mismatch"]),
+            row("alpha", "article-002-en-x", Outcome.PASS, flags=["url_unknown", "reviewer_note"])]
+    tree = html_tree(rows)
+    (flags,) = tree.xpath('//dl[@class="flags"]')
+    terms = {dt.xpath("./code")[0].text: dt for dt in flags.xpath("./dt")}
+    assert list(terms) == ["capture_charset_mismatch", "reviewer_note", "url_unknown"]
+    for code, dt in terms.items():
+        meaning = FLAG_EXPLANATIONS.get(code, "a flag of this suite's own, which lexbench does not explain")
+        assert dt.xpath("./code")[0].get("title") == meaning
+        assert dt.getnext().text_content().startswith(meaning + ".")
+    assert terms["url_unknown"].text_content() == "url_unknown (2 cases)"
+    assert terms["url_unknown"].getnext().text_content().endswith("article-001-en-x, article-002-en-x")
+    from lexbench.report import render_json, render_markdown
+
+    text = render_markdown(rows, MANIFEST)
+    assert f"- `url_unknown` (2 cases): {FLAG_EXPLANATIONS['url_unknown']}. `article-001-en-x`, `article-002-en-x`" \
+        in text
+    assert json.loads(render_json(rows, MANIFEST))["flags"]["url_unknown"] == FLAG_EXPLANATIONS["url_unknown"]
+
+
+def test_the_page_falls_back_to_cjk_faces_before_the_generic_family():
+    from lexbench.report_html import FONT_STACK, _CSS
+
+    families = [f.strip().strip('"') for f in FONT_STACK.split(",")]
+    assert families[-1] == "sans-serif"
+    assert {"Noto Sans CJK SC", "PingFang SC", "Microsoft YaHei", "Hiragino Sans", "Malgun Gothic"} <= set(families)
+    assert _CSS.count(FONT_STACK) == 2  # the page text and the charts' text

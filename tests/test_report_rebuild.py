@@ -4,6 +4,8 @@
 ``tests/fixtures/run-before-architecture`` is a demo run (trafilatura, http-markdownify, reference-echo)
 recorded at the commit before the package layout changed: its manifest, its rows and the three reports
 that commit wrote. The reports are rebuilt from the manifest and rows alone and compared byte for byte.
+A deliberate change of what the reports show regenerates the three expected files (``lexbench report``
+on a copy of the manifest and rows, its reports copied back) in the same commit, which says so.
 """
 
 from __future__ import annotations
