@@ -27,18 +27,18 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from lexbench.answer import ErrorType, ProviderResult
+from lexbench.answer import CallAssessment, ErrorType, ProviderResult
 from lexbench.dataset.case import Case
 from lexbench.dataset.suite import Suite, load_suite
 from lexbench.errors import LexbenchError, RunError
 from lexbench.providers import (
     DEFAULT_PROVIDERS, PROVIDER_TYPES, Provider, ProviderConfig, ProviderSpec, RuntimePolicy, build_provider,
-    call_provider, default_config, load_config,
+    default_config, load_config,
 )
 from lexbench.providers.config import CONFIGURED
 from lexbench.providers.credentials import Redactor
 from lexbench.providers.guard import NetworkGuard
-from lexbench.providers.policy import DEFAULT_RETRIES, DEFAULT_TIMEOUT_S, declared_family
+from lexbench.providers.policy import DEFAULT_RETRIES, DEFAULT_TIMEOUT_S, call_and_assess, declared_family
 from lexbench.report import render_terminal, write_reports
 from lexbench.replay import ReplayServer, check_public_base_url, new_run_prefix, public_url_for, served_fetches_url
 from lexbench.run.planning import expand_gateway_specs, planned_worker_cpus, worker_cpu
@@ -464,53 +464,55 @@ class CaseItem(pytest.Item):
         self.add_marker(pytest.mark.timeout(calls_s + DEFAULT_BUDGET.wall_s + BACKSTOP_MARGIN))
 
     def runtest(self) -> None:
-        result = self._call()
+        result, call = self._call()
         from lexbench.scoring.budget import score_within_budget  # loaded by then; kept local like the one above
 
         # Score what the provider answered; redact what is written or shown (SPEC §5): a verdict's
         # explanation and evidence may quote the answer. Scoring runs under its time and memory budget.
-        verdict = score_within_budget(self.case, result)
+        verdict = score_within_budget(self.case, result, call=call)
         redactor = self.config.stash[STATE].redactor(self.provider_name)
         shown = redactor.result(verdict)
-        self._record(result, redactor.result(result), shown)
+        self._record(result, shown, redactor)
         if shown.outcome is Outcome.FAIL:
             raise VerdictFailure(shown.explanation)
         if shown.outcome is Outcome.UNRESOLVABLE:
             pytest.skip(shown.explanation)  # it opens with "unresolvable: "
 
-    def _call(self) -> ProviderResult:
+    def _call(self) -> tuple[ProviderResult, CallAssessment | None]:
+        """The answer, and its call assessment when the runtime policy made one (``None``: the scorer
+        assesses the answer itself)."""
         state = self.config.stash[STATE]
         provider_type = state.provider_type(self.provider_name)
         if state.cannot_reach_replay(self.provider_name):
             return ProviderResult.failure(
                 ErrorType.REPLAY_UNREACHABLE,
                 f"{self.provider_name} is a hosted service and cannot fetch the loopback replay server; "
-                "its items run only with --live")
+                "its items run only with --live"), None
         down = state.replay_down(probe=False) if provider_type.needs_network else None
         if down:
-            return ProviderResult.failure(ErrorType.INFRASTRUCTURE, f"{down}; {self.provider_name} was not called")
+            return ProviderResult.failure(ErrorType.INFRASTRUCTURE, f"{down}; {self.provider_name} was not called"), None
         try:
             url = self.case.url if not provider_type.needs_network else (
                 state.public_target_url(self.case, self.provider_name) or state.target_url(self.case))
             provider = state.get_provider(self.provider_name)
         except OSError as exc:
-            return ProviderResult.failure(ErrorType.INFRASTRUCTURE, f"the replay server could not start: {exc}")
-        result = call_provider(provider, self.case, url, state.policy)
+            return ProviderResult.failure(ErrorType.INFRASTRUCTURE, f"the replay server could not start: {exc}"), None
+        result, call = call_and_assess(provider, self.case, url, state.policy)
         down = state.replay_down(probe=True) if provider_type.needs_network and not result.success else None
         if down:  # the call failed because the page could not be served: not the provider's failure
             return result.model_copy(update={
                 "error_type": ErrorType.INFRASTRUCTURE,
-                "error_message": f"{down} ({self.provider_name} reported {result.error_type}: {result.error_message})"})
-        return result
+                "error_message": f"{down} ({self.provider_name} reported {result.error_type}: {result.error_message})"}), None
+        return result, call
 
-    def _record(self, answered: ProviderResult, result: ProviderResult, verdict: Verdict) -> None:
-        """Write the item's row and saved response from the redacted ``result`` and ``verdict``; sizes are
-        measured on the ``answered`` content."""
+    def _record(self, answer: ProviderResult, verdict: Verdict, redactor: Redactor) -> None:
+        """Write the item's row and saved response (:func:`scored_row` redacts the answer there) with the
+        redacted ``verdict``."""
         state = self.config.stash[STATE]
         row = scored_row(state.run_dir, state.row_context(self.provider_name, self.parent.suite.id), self.case,
-                         answered, result, verdict)
+                         answer, verdict, redactor)
         self.row_json = row.model_dump_json()
-        self.user_properties.extend(junit_properties(verdict, result.latency_s, len(answered.content)))
+        self.user_properties.extend(junit_properties(verdict, answer.latency_s, len(answer.content)))
 
     def repr_failure(self, excinfo, style=None):  # type: ignore[no-untyped-def]
         if isinstance(excinfo.value, VerdictFailure):
