@@ -178,9 +178,9 @@ def call_and_assess(provider: Provider, case: Case, url: str,
             result = ProviderResult.failure(ErrorType.INFRASTRUCTURE, f"{provider.name} could not be prepared: {_describe(exc)}")
             assessment = None
             break
-        result, trace, late = _attempt(provider, case, url, policy, number, redactor)
+        result, trace, late, latency_s = _attempt(provider, case, url, policy, number, redactor)
         result = mark_upstream_failure(result)
-        attempts.append(_attempt_record(result, trace, late))
+        attempts.append(_attempt_record(result, trace, late, latency_s))
         assessment = assess_call(result)
         if assessment.ok or assessment.outcome.value == "unresolvable" or result.error_type in _NOT_RETRIED:
             break
@@ -209,8 +209,9 @@ def call_and_assess(provider: Provider, case: Case, url: str,
 
 
 def _attempt(provider: Provider, case: Case, url: str, policy: RuntimePolicy, number: int,
-             redactor: Redactor) -> tuple[ProviderResult, CallTrace, bool]:
-    """One physical call in a watchdog-supervised worker thread. Returns (result, trace, late)."""
+             redactor: Redactor) -> tuple[ProviderResult, CallTrace, bool, float]:
+    """One physical call in a watchdog-supervised worker thread. Returns (result, trace, late, seconds the
+    attempt took); the result is the provider's own, not copied to carry its time."""
     context = CallContext(provider=provider.name, case_id=case.id, attempt=number, redactor=redactor)
     stale = _QUARANTINE.get(provider)
     if stale is not None:
@@ -219,7 +220,7 @@ def _attempt(provider: Provider, case: Case, url: str, policy: RuntimePolicy, nu
             return (ProviderResult.failure(
                 ErrorType.TIMEOUT,
                 f"{provider.name}: an abandoned earlier call is still running; this call was not started "
-                "beside it (quarantined)", latency_s=policy.timeout_s), context.trace, False)
+                "beside it (quarantined)", latency_s=policy.timeout_s), context.trace, False, policy.timeout_s)
         del _QUARANTINE[provider]
 
     outcome: dict[str, Any] = {}
@@ -252,7 +253,7 @@ def _attempt(provider: Provider, case: Case, url: str, policy: RuntimePolicy, nu
         message = (f"no answer within the {policy.timeout_s:g} s deadline; the call was abandoned and any late "
                    "answer will be discarded")
         return (ProviderResult.failure(ErrorType.TIMEOUT, message, latency_s=policy.timeout_s + policy.grace_s),
-                context.trace, False)
+                context.trace, False, policy.timeout_s + policy.grace_s)
 
     result: ProviderResult = outcome["result"]
     elapsed: float = outcome["elapsed"]
@@ -264,13 +265,13 @@ def _attempt(provider: Provider, case: Case, url: str, policy: RuntimePolicy, nu
             f"{was} arrived after {elapsed:.2f} s, past the {policy.timeout_s:g} s deadline; discarded",
             metadata=ResultMetadata(engine=result.metadata.engine),
         )
-    return result.model_copy(update={"latency_s": elapsed}), context.trace, late
+    return result, context.trace, late, elapsed
 
 
-def _attempt_record(result: ProviderResult, trace: CallTrace, late: bool) -> Attempt:
+def _attempt_record(result: ProviderResult, trace: CallTrace, late: bool, latency_s: float) -> Attempt:
     meta = result.metadata
     return Attempt(
-        latency_s=result.latency_s,
+        latency_s=latency_s,
         api_http_status=meta.api_http_status,
         upstream_status=meta.upstream_status,
         error_type=result.error_type,
