@@ -65,7 +65,7 @@ KEY_PACKAGES = ("lexbench", "pytest", "pytest-xdist", "pytest-timeout", "httpx",
 _TOKEN = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]|[^\W\u3040-\u30ff"
                     r"\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+|[^\w\s]")
 # ASCII answers are counted with a byte table instead (word → "a", space → " ", any other → "."; tokens
-# are the runs of "a" plus each "."), ~20x faster than findall, which builds one string per token, and
+# are the runs of "a" plus each "."), many times faster than findall, which builds one string per token, and
 # a chunk at a time, so no copy of the whole answer is made. Other answers keep findall: mapping their
 # characters through a table is slower on some scripts, and finditer takes twice findall's time.
 _ASCII_CLASSES = bytes(
