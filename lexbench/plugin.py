@@ -479,8 +479,7 @@ class CaseItem(pytest.Item):
             pytest.skip(shown.explanation)  # it opens with "unresolvable: "
 
     def _call(self) -> tuple[ProviderResult, CallAssessment | None]:
-        """The answer, and its call assessment when the runtime policy made one (``None``: the scorer
-        assesses the answer itself)."""
+        """The answer and the runtime policy's assessment of it (``None``: the scorer assesses it)."""
         state = self.config.stash[STATE]
         provider_type = state.provider_type(self.provider_name)
         if state.cannot_reach_replay(self.provider_name):
@@ -500,14 +499,13 @@ class CaseItem(pytest.Item):
         result, call = call_and_assess(provider, self.case, url, state.policy)
         down = state.replay_down(probe=True) if provider_type.needs_network and not result.success else None
         if down:  # the call failed because the page could not be served: not the provider's failure
-            return result.model_copy(update={
+            return result.model_copy(update={  # its error type changes: the scorer assesses it again
                 "error_type": ErrorType.INFRASTRUCTURE,
                 "error_message": f"{down} ({self.provider_name} reported {result.error_type}: {result.error_message})"}), None
         return result, call
 
     def _record(self, answer: ProviderResult, verdict: Verdict, redactor: Redactor) -> None:
-        """Write the item's row and saved response (:func:`scored_row` redacts the answer there) with the
-        redacted ``verdict``."""
+        """Write the item's row and saved response (the answer is redacted there) with the redacted ``verdict``."""
         state = self.config.stash[STATE]
         row = scored_row(state.run_dir, state.row_context(self.provider_name, self.parent.suite.id), self.case,
                          answer, verdict, redactor)
