@@ -6,7 +6,7 @@ redacted, then :func:`lexbench.run.session.scored_row` — the answer redacted w
 under ``responses/`` with its sha256 and token count — and the row as JSON.
 
 - **6a** With a credential (a hosted provider: every string is searched for it; the answer holds none,
-  the usual case), the pass takes at most 1.3× what it cannot avoid doing once: one redaction pass over
+  the usual case), the pass takes at most 1.2× what it cannot avoid doing once: one redaction pass over
   the answer and one save of it (``Redactor.text`` + ``save_response``), measured in turn with it. The
   redaction is most of both sides.
 - **6b** Its peak of traced allocations (``tracemalloc``) stays under 1.5× the answer's size: the answer
@@ -193,7 +193,7 @@ def answer_pass_figures(work: Path, rounds: int) -> list[Figure]:
     size = f"{ANSWER_CHARS / 1e6:g} MB ASCII answer"
     passes, floors = hosted_times
     time_figure = Figure("6a", f"a {size}'s pass to its saved row (credential) / one redaction + one save",
-                         median(ratios(passes, floors)), 1.3, "<=",
+                         median(ratios(passes, floors)), 1.2, "<=",
                          details=[f"pass: {spread(passes)}", f"one redaction + one save: {spread(floors)}",
                                   counts_line, f"{rounds} rounds"])
     memory_figure = Figure("6b", "peak traced memory of that pass / the answer's size", peak / ANSWER_CHARS, 1.5,
