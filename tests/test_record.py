@@ -1,5 +1,6 @@
 """The run record survives a kill, refuses rows of another run, and merges shards strictly (SPEC §6)."""
 
+import hashlib
 import json
 import re
 
@@ -9,7 +10,7 @@ from hypothesis import strategies as st
 
 from lexbench.errors import RunError
 from lexbench.record import (RESULTS_NAME, RunIdentity, RunRecorder, RunRow, checked_rows, count_tokens, load_rows,
-                             merge_runs, resume_plan, save_response, write_manifest)
+                             merge_runs, resume_plan, save_counted, save_response, write_manifest)
 from lexbench.verdict import Outcome
 
 IDENTITY = RunIdentity(suite="tiny", dataset_sha256="d" * 64, configuration_sha256="c" * 64)
@@ -142,3 +143,27 @@ def test_count_tokens_equals_its_definition(text: str) -> None:
 ])
 def test_count_tokens_counts_words_cjk_characters_and_marks(text: str, tokens: int) -> None:
     assert count_tokens(text) == tokens
+
+
+_CHUNK = 1 << 20  # count_tokens reads an ASCII answer a MiB at a time
+
+
+@pytest.mark.parametrize("middle", ["xyzzy", ".,;", "  ", "a"])
+@pytest.mark.parametrize("shift", [-1, 0, 1])
+def test_count_tokens_of_an_answer_across_chunks_equals_its_definition(middle: str, shift: int) -> None:
+    """A word, marks or spaces standing across a chunk's end are counted as in one piece."""
+    filler = "ab cd, e" * (_CHUNK // 8)
+    text = filler[:_CHUNK + shift - len(middle) // 2] + middle + filler[:64]
+    assert count_tokens(text) == len(_TOKEN_DEFINITION.findall(text))
+
+
+@pytest.mark.parametrize("content", ["Plain words, marks.", "naïve 中文 text \ud800 kept", ""])
+def test_save_counted_saves_as_save_response_does_and_counts_as_count_tokens(tmp_path, content: str) -> None:
+    digest, tokens = save_counted(tmp_path / "one", content)
+    assert tokens == len(_TOKEN_DEFINITION.findall(content))
+    assert digest == save_response(tmp_path / "two", content)
+    if content:
+        data = content.encode("utf-8", "surrogatepass")
+        assert digest == hashlib.sha256(data).hexdigest()
+        assert (tmp_path / "one" / "responses" / f"{digest}.txt").read_bytes() == data
+    assert save_counted(None, content) == (None, tokens)  # no run directory: counted, not saved

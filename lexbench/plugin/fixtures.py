@@ -29,6 +29,7 @@ from lexbench.errors import ConfigError, LexbenchError
 from lexbench.plugin.state import ACTIVATION_HINT, STATE, BenchState
 from lexbench.providers import PROVIDER_TYPES, Provider, register_provider_type
 from lexbench.providers.config import PROVIDER_NAME
+from lexbench.providers.credentials import Redactor
 from lexbench.run.fetcher import BenchmarkRun, CaseTarget, VerdictFailure, timed
 from lexbench.run.row import crashed_row, junit_properties
 from lexbench.run.session import scored_row
@@ -67,7 +68,7 @@ def lexbench_case(request: pytest.FixtureRequest) -> CaseTarget:
                                "a test gives one answer per case")
         result = timed(result, received - item.stash.get(_STARTED, received))
         context = state.row_context(name, state.get_suite().id, TEST_CONTRACT)
-        row = scored_row(state.run_dir, context, case, result, result, verdict)
+        row = scored_row(state.run_dir, context, case, result, verdict, Redactor())  # a user's test declares no credentials
         item.stash[_ROW] = row.model_dump_json()
         # Per-item figures travel to the testsuite's properties (RunWriter): xunit2 has none per testcase.
         item.stash[_PROPERTIES] = [(f"lexbench/{row.item_id}/{figure}", value) for figure, value

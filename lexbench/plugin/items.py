@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import pytest
 
-from lexbench.answer import ErrorType, ProviderResult
+from lexbench.answer import CallAssessment, ErrorType, ProviderResult
 from lexbench.dataset.case import Case
 from lexbench.dataset.suite import Suite
 from lexbench.errors import LexbenchError
 from lexbench.plugin.state import STATE
-from lexbench.providers import call_provider
+from lexbench.providers.credentials import Redactor
+from lexbench.providers.policy import call_and_assess
 from lexbench.run.fetcher import VerdictFailure
 from lexbench.run.live import not_public_answer
 from lexbench.run.row import junit_properties
@@ -70,57 +71,57 @@ class CaseItem(pytest.Item):
         self.add_marker(pytest.mark.timeout(calls_s + DEFAULT_BUDGET.wall_s + BACKSTOP_MARGIN))
 
     def runtest(self) -> None:
-        result = self._call()
+        result, call = self._call()
         from lexbench.scoring.budget import score_within_budget  # loaded by then; kept local like the one above
 
         # Score what the provider answered; redact what is written or shown (SPEC §5): a verdict's
         # explanation and evidence may quote the answer. Scoring runs under its time and memory budget.
-        verdict = score_within_budget(self.case, result)
+        verdict = score_within_budget(self.case, result, call=call)
         redactor = self.config.stash[STATE].redactor(self.provider_name)
         shown = redactor.result(verdict)
-        self._record(result, redactor.result(result), shown)
+        self._record(result, shown, redactor)
         if shown.outcome is Outcome.FAIL:
             raise VerdictFailure(shown)
         if shown.outcome is Outcome.UNRESOLVABLE:
             pytest.skip(shown.explanation)  # it opens with "unresolvable: "
 
-    def _call(self) -> ProviderResult:
+    def _call(self) -> tuple[ProviderResult, CallAssessment | None]:
+        """The answer and the runtime policy's assessment of it (``None``: the scorer assesses it)."""
         state = self.config.stash[STATE]
         provider_type = state.provider_type(self.provider_name)
         if state.cannot_reach_replay(self.provider_name):
             return ProviderResult.failure(
                 ErrorType.REPLAY_UNREACHABLE,
                 f"{self.provider_name} is a hosted service and cannot fetch the loopback replay server; "
-                "its items run only with --live")
+                "its items run only with --live"), None
         refused = not_public_answer(self.case, self.provider_name) if state.live and provider_type.needs_network else None
         if refused is not None:
-            return refused
+            return refused, None
         down = state.replay_down(probe=False) if provider_type.needs_network else None
         if down:
-            return ProviderResult.failure(ErrorType.INFRASTRUCTURE, f"{down}; {self.provider_name} was not called")
+            return ProviderResult.failure(ErrorType.INFRASTRUCTURE, f"{down}; {self.provider_name} was not called"), None
         try:
             url = self.case.url if not provider_type.needs_network else (
                 state.public_target_url(self.case, self.provider_name) or state.target_url(self.case))
             provider = state.get_provider(self.provider_name)
         except OSError as exc:
-            return ProviderResult.failure(ErrorType.INFRASTRUCTURE, f"the replay server could not start: {exc}")
-        result = call_provider(provider, self.case, url, state.policy)
+            return ProviderResult.failure(ErrorType.INFRASTRUCTURE, f"the replay server could not start: {exc}"), None
+        result, call = call_and_assess(provider, self.case, url, state.policy)
         down = state.replay_down(probe=True) if provider_type.needs_network and not result.success else None
         if down:  # the call failed because the page could not be served: not the provider's failure
-            return result.model_copy(update={
+            return result.model_copy(update={  # its error type changes: the scorer assesses it again
                 "error_type": ErrorType.INFRASTRUCTURE,
-                "error_message": f"{down} ({self.provider_name} reported {result.error_type}: {result.error_message})"})
-        return result
+                "error_message": f"{down} ({self.provider_name} reported {result.error_type}: {result.error_message})"}), None
+        return result, call
 
-    def _record(self, answered: ProviderResult, result: ProviderResult, verdict: Verdict) -> None:
-        """Write the item's row and saved response from the redacted ``result`` and ``verdict``; sizes are
-        measured on the ``answered`` content."""
+    def _record(self, answer: ProviderResult, verdict: Verdict, redactor: Redactor) -> None:
+        """Write the item's row and saved response (the answer is redacted there) with the redacted ``verdict``."""
         state = self.config.stash[STATE]
         row = scored_row(state.run_dir, state.row_context(self.provider_name, self.parent.suite.id), self.case,
-                         answered, result, verdict)
+                         answer, verdict, redactor)
         self.row_json = row.model_dump_json()
         self.junit_properties = [(f"lexbench/{row.item_id}/{name}", value)
-                                 for name, value in junit_properties(verdict, result.latency_s, len(answered.content))]
+                                 for name, value in junit_properties(verdict, answer.latency_s, len(answer.content))]
 
     def repr_failure(self, excinfo, style=None):  # type: ignore[no-untyped-def]
         if isinstance(excinfo.value, VerdictFailure):

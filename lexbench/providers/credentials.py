@@ -18,6 +18,7 @@ import html
 import os
 import re
 from collections.abc import Iterable, Mapping
+from enum import Enum
 from typing import Any, TypeVar
 from urllib.parse import unquote
 
@@ -177,10 +178,45 @@ class Redactor:
         return [(name, MASK if is_sensitive_header(name) else self.text(value)) for name, value in headers]
 
     def result(self, model: M) -> M:
-        """A copy of a pydantic model (e.g. ``ProviderResult``) with every string field redacted."""
-        if not self:
-            return model
-        return type(model).model_validate(self.value(model.model_dump(mode="json")))
+        """A pydantic model (e.g. ``ProviderResult``, ``Verdict``) with every string it holds redacted:
+        its fields, nested models, and the items, keys and values of its lists and dicts. Enum members
+        are a fixed vocabulary and hold no secret.
+
+        Each string is read once and nothing is dumped or copied whole: ``model`` itself is returned
+        when nothing held a secret, else a shallow copy whose changed fields are validated again
+        (pydantic's ``ValidationError`` when a masked value is one a field cannot take)."""
+        return self._redacted(model) if self else model
+
+    def _redacted(self, value: Any) -> Any:
+        """``value`` with every string in it redacted; the same object when none changed."""
+        if isinstance(value, Enum):
+            return value
+        if isinstance(value, str):
+            return self.text(value)  # the same object when it holds no secret
+        if isinstance(value, BaseModel):
+            changed = {}
+            for name in type(value).model_fields:
+                field = getattr(value, name)
+                redacted = self._redacted(field)
+                if redacted is not field:
+                    changed[name] = redacted
+            if not changed:
+                return value
+            copy = value.model_copy()
+            for name, redacted in changed.items():
+                type(value).__pydantic_validator__.validate_assignment(copy, name, redacted)
+            return copy
+        if isinstance(value, Mapping):
+            pairs = [(key, item, self._redacted(key), self._redacted(item)) for key, item in value.items()]
+            if all(new_key is key and new_item is item for key, item, new_key, new_item in pairs):
+                return value
+            return {new_key: new_item for _, _, new_key, new_item in pairs}
+        if isinstance(value, (list, tuple)):
+            items = [self._redacted(item) for item in value]
+            if all(new is old for new, old in zip(items, value, strict=True)):
+                return value
+            return items if isinstance(value, list) else tuple(items)
+        return value
 
     # --- decoding ------------------------------------------------------------------------------------
 

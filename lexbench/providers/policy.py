@@ -36,10 +36,12 @@ import time
 import traceback
 import weakref
 from collections.abc import Callable, Collection, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from lexbench.answer import Attempt, ErrorType, ProviderResult, ResultMetadata, assess_call, mark_upstream_failure
+from lexbench.answer import (
+    Attempt, CallAssessment, ErrorType, ProviderResult, ResultMetadata, assess_call, mark_upstream_failure,
+)
 from lexbench.providers.base import Provider
 from lexbench.providers.call import CURRENT_CALL, MAX_BODY_BYTES, CallContext, CallTrace, FetchError
 from lexbench.providers.credentials import Redactor
@@ -145,6 +147,14 @@ def call_provider(provider: Provider, case: Case, url: str, policy: RuntimePolic
     provider whose credential variables are unset makes no call: ``missing_credentials``. Never raises
     for a provider failure or bug.
     """
+    return call_and_assess(provider, case, url, policy)[0]
+
+
+def call_and_assess(provider: Provider, case: Case, url: str,
+                    policy: RuntimePolicy | None = None) -> tuple[ProviderResult, CallAssessment]:
+    """:func:`call_provider`, and the final result's :func:`~lexbench.answer.assess_call`: the retry
+    decision already assessed it, and the scorer takes it from here
+    (``evaluate_response(case, result, call=...)``) instead of assessing the call again."""
     policy = policy or RuntimePolicy()
     missing = provider.missing_credentials()
     if missing:
@@ -154,10 +164,11 @@ def call_provider(provider: Provider, case: Case, url: str, policy: RuntimePolic
             f"{provider.name}: credential variable(s) {names} unset or empty; export them (or add them to the "
             "environment CI passes) and rerun",
         )
-        return result
+        return result, assess_call(result)
 
     attempts: list[Attempt] = []
     result: ProviderResult | None = None  # built only if no attempt is made: a model costs ~0.1 ms
+    assessment: CallAssessment | None = None  # of ``result``, as it stands
     trace = CallTrace()
     redactor = provider.redactor()  # for the boundary's debug log and credential checks
     for number in range(1, policy.retries + 2):
@@ -165,10 +176,11 @@ def call_provider(provider: Provider, case: Case, url: str, policy: RuntimePolic
             provider.prepare()  # untimed: start workers, preflight
         except Exception as exc:
             result = ProviderResult.failure(ErrorType.INFRASTRUCTURE, f"{provider.name} could not be prepared: {_describe(exc)}")
+            assessment = None
             break
-        result, trace, late = _attempt(provider, case, url, policy, number, redactor)
+        result, trace, late, latency_s = _attempt(provider, case, url, policy, number, redactor)
         result = mark_upstream_failure(result)
-        attempts.append(_attempt_record(result, trace, late))
+        attempts.append(_attempt_record(result, trace, late, latency_s))
         assessment = assess_call(result)
         if assessment.ok or assessment.outcome.value == "unresolvable" or result.error_type in _NOT_RETRIED:
             break
@@ -176,6 +188,8 @@ def call_provider(provider: Provider, case: Case, url: str, policy: RuntimePolic
             break  # a DoH failure adds no retry (and never falls back to system DNS)
     if result is None:
         result = ProviderResult.failure(ErrorType.CRASHED, "no attempt was made")
+    if assessment is None:
+        assessment = assess_call(result)
 
     costs = [a.cost for a in attempts if a.cost is not None]
     final = attempts[-1] if attempts else None
@@ -185,17 +199,19 @@ def call_provider(provider: Provider, case: Case, url: str, policy: RuntimePolic
         "resolutions": result.metadata.resolutions or list(trace.resolutions),
         "redirects": result.metadata.redirects or list(trace.redirects),
     })
+    # None of these fields is read by assess_call: the assessment stands for the final result.
     result = result.model_copy(update={
         "attempts": attempts,
         "latency_s": final.latency_s if final is not None else 0.0,
         "metadata": metadata,
     })
-    return result
+    return result, assessment
 
 
 def _attempt(provider: Provider, case: Case, url: str, policy: RuntimePolicy, number: int,
-             redactor: Redactor) -> tuple[ProviderResult, CallTrace, bool]:
-    """One physical call in a watchdog-supervised worker thread. Returns (result, trace, late)."""
+             redactor: Redactor) -> tuple[ProviderResult, CallTrace, bool, float]:
+    """One physical call in a watchdog-supervised worker thread. Returns (result, trace, late, seconds the
+    attempt took); the result is the provider's own, not copied to carry its time."""
     context = CallContext(provider=provider.name, case_id=case.id, attempt=number, redactor=redactor)
     stale = _QUARANTINE.get(provider)
     if stale is not None:
@@ -204,7 +220,7 @@ def _attempt(provider: Provider, case: Case, url: str, policy: RuntimePolicy, nu
             return (ProviderResult.failure(
                 ErrorType.TIMEOUT,
                 f"{provider.name}: an abandoned earlier call is still running; this call was not started "
-                "beside it (quarantined)", latency_s=policy.timeout_s), context.trace, False)
+                "beside it (quarantined)", latency_s=policy.timeout_s), context.trace, False, policy.timeout_s)
         del _QUARANTINE[provider]
 
     outcome: dict[str, Any] = {}
@@ -237,7 +253,7 @@ def _attempt(provider: Provider, case: Case, url: str, policy: RuntimePolicy, nu
         message = (f"no answer within the {policy.timeout_s:g} s deadline; the call was abandoned and any late "
                    "answer will be discarded")
         return (ProviderResult.failure(ErrorType.TIMEOUT, message, latency_s=policy.timeout_s + policy.grace_s),
-                context.trace, False)
+                context.trace, False, policy.timeout_s + policy.grace_s)
 
     result: ProviderResult = outcome["result"]
     elapsed: float = outcome["elapsed"]
@@ -249,13 +265,13 @@ def _attempt(provider: Provider, case: Case, url: str, policy: RuntimePolicy, nu
             f"{was} arrived after {elapsed:.2f} s, past the {policy.timeout_s:g} s deadline; discarded",
             metadata=ResultMetadata(engine=result.metadata.engine),
         )
-    return result.model_copy(update={"latency_s": elapsed}), context.trace, late
+    return result, context.trace, late, elapsed
 
 
-def _attempt_record(result: ProviderResult, trace: CallTrace, late: bool) -> Attempt:
+def _attempt_record(result: ProviderResult, trace: CallTrace, late: bool, latency_s: float) -> Attempt:
     meta = result.metadata
     return Attempt(
-        latency_s=result.latency_s,
+        latency_s=latency_s,
         api_http_status=meta.api_http_status,
         upstream_status=meta.upstream_status,
         error_type=result.error_type,

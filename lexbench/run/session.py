@@ -4,7 +4,7 @@ manifest and the reports. Plain values in, files out; :mod:`lexbench.plugin` dri
 ::
 
     session = RunSession.open(RunRequest(suite=..., specs=..., ...))   # RunError: nothing was run
-    session.record(case, provider, answered, redacted, verdict)        # or append_json(a worker's row)
+    session.record(case, provider, answer, verdict, redactor)          # or append_json(a worker's row)
     summary = session.finish()                                         # manifest, then the reports
     session.close()
 
@@ -32,10 +32,11 @@ from lexbench.dataset.suite import Suite
 from lexbench.errors import RunError
 from lexbench.providers import ProviderConfig, ProviderSpec, RuntimePolicy
 from lexbench.providers.config import CONFIGURED
+from lexbench.providers.credentials import Redactor
 from lexbench.answer import ProviderResult
 from lexbench.record import (
-    RESULTS_NAME, RunIdentity, RunRecorder, RunRow, canonical_sha256, checked_rows, environment, item_id, load_rows,
-    read_manifest, resume_plan, save_response, utc_now, write_manifest,
+    RESULTS_NAME, RunIdentity, RunRecorder, RunRow, canonical_sha256, checked_rows, count_tokens, environment, item_id,
+    load_rows, read_manifest, resume_plan, save_counted, utc_now, write_manifest,
 )
 from lexbench.rundir import RunLock, append_file, check_run_dir, make_run_dir
 from lexbench.run.manifest import (
@@ -156,11 +157,12 @@ class RunSession:
                           output_contract=self.request.specs[provider].output_contract,
                           dataset_sha256=self.dataset_sha256, configuration_sha256=self.configuration_sha256)
 
-    def record(self, case: Case, provider: str, answered: ProviderResult, redacted: ProviderResult,
-               verdict: Verdict) -> RunRow:
-        """Save the answer and append the row of ``case`` × ``provider`` (see :func:`scored_row`) in this
-        process. Raises :class:`RunError` (and remembers it) when the row cannot be written."""
-        row = scored_row(self.run_dir, self.row_context(provider), case, answered, redacted, verdict)
+    def record(self, case: Case, provider: str, answer: ProviderResult, verdict: Verdict,
+               redactor: Redactor | None = None) -> RunRow:
+        """Save the answer and append the row of ``case`` × ``provider`` (see :func:`scored_row`; no
+        ``redactor``: nothing to mask) in this process. Raises :class:`RunError` (and remembers it) when
+        the row cannot be written."""
+        row = scored_row(self.run_dir, self.row_context(provider), case, answer, verdict, redactor or Redactor())
         self.append_json(row.model_dump_json())
         return row
 
@@ -294,20 +296,27 @@ class RunSession:
         self.lock.release()
 
 
-def scored_row(run_dir: Path | None, context: RowContext, case: Case, answered: ProviderResult,
-               redacted: ProviderResult, verdict: Verdict) -> RunRow:
-    """The row of a scored item: ``redacted`` (the answer as it may be written) saved under
-    ``responses/`` of ``run_dir`` (not saved without one), sizes and boilerplate probes measured on
-    ``answered``. A response that cannot be saved (disk full) keeps the verdict and flags the row
-    ``response_not_saved``; the controller stops the run if rows fail too."""
+def scored_row(run_dir: Path | None, context: RowContext, case: Case, answer: ProviderResult, verdict: Verdict,
+               redactor: Redactor) -> RunRow:
+    """The row of a scored item, its answer saved under ``responses/`` of ``run_dir`` (not saved
+    without one). ``answer`` is the provider's answer as the scorer saw it; ``verdict`` is already
+    redacted (it is shown as well as written).
 
+    The answer is redacted here, where it is written, and once (:meth:`Redactor.result`: the same
+    object when it holds no secret); the saved text's sha256 and the token count come from the one
+    encoding that is written (:func:`save_counted`). Sizes and boilerplate probes are measured on the
+    answer as given. A response that cannot be saved (disk full) keeps the verdict and flags the row
+    ``response_not_saved``; the controller stops the run if rows fail too."""
     flags = list(case.flags)
+    written = redactor.result(answer)
     try:
-        digest = save_response(run_dir, redacted.content) if run_dir else None
+        digest, tokens = save_counted(run_dir, written.content)
     except OSError:
-        digest, flags = None, [*flags, "response_not_saved"]
-    return row_of(context, case, verdict, redacted, answered=answered, response_sha256=digest, flags=flags,
-                  boilerplate_found=boilerplate_found(case, answered.content, answered.content_format))
+        digest, tokens, flags = None, None, [*flags, "response_not_saved"]
+    if tokens is None or written.content is not answer.content:  # a secret was masked: count what was given
+        tokens = count_tokens(answer.content)
+    return row_of(context, case, verdict, written, answered=answer, response_sha256=digest, content_tokens=tokens,
+                  flags=flags, boilerplate_found=boilerplate_found(case, answer.content, answer.content_format))
 
 
 def _first_manifest(request: RunRequest, configuration: dict, configuration_sha256: str, previous: dict,

@@ -16,7 +16,7 @@ import threading
 import time
 from dataclasses import dataclass
 
-from lexbench.answer import ProviderResult
+from lexbench.answer import CallAssessment, ProviderResult
 from lexbench.dataset.case import Case
 from lexbench.scoring.evaluate import evaluate_response
 from lexbench.verdict import Component, ComponentResult, Outcome, Verdict
@@ -131,15 +131,17 @@ def scorer_limit_verdict(reason: str, answer: ProviderResult) -> Verdict:
     )
 
 
-def score_within_budget(case: Case, answer: ProviderResult, budget: ScoringBudget | None = None) -> Verdict:
-    """``evaluate_response(case, answer)`` under ``budget`` (default :data:`DEFAULT_BUDGET`); past a
-    limit, :func:`scorer_limit_verdict`. Raises whatever scoring raises apart from the limit itself."""
+def score_within_budget(case: Case, answer: ProviderResult, budget: ScoringBudget | None = None, *,
+                        call: CallAssessment | None = None) -> Verdict:
+    """``evaluate_response(case, answer, call)`` under ``budget`` (default :data:`DEFAULT_BUDGET`); past
+    a limit, :func:`scorer_limit_verdict`. ``call``: the answer's call assessment when the caller holds
+    it. Raises whatever scoring raises apart from the limit itself."""
     budget = budget or DEFAULT_BUDGET
     watchdog = _Watchdog(threading.get_ident(), budget, len(answer.content))
     watchdog.start()
     try:
         try:
-            return evaluate_response(case, answer)
+            return evaluate_response(case, answer, call)
         finally:
             watchdog.stop()
     except ScorerLimit:

@@ -40,16 +40,18 @@ gets (:mod:`lexbench.scoring.patterns`). Past it the pattern counts as unmatched
 it timed out."""
 
 
-def evaluate_response(case: Case, answer: ProviderResult) -> Verdict:
+def evaluate_response(case: Case, answer: ProviderResult, call: CallAssessment | None = None) -> Verdict:
     """Score one provider answer against one case (SPEC §3).
 
     Returns a :class:`Verdict`: ``unresolvable`` (only the ``call`` component) when the operator's
     setup stopped the call; ``fail`` when the call failed (content components are still scored for
     diagnostics) or any scored component failed (``failure_class`` ``"content"``); else ``pass``.
     Components whose ``passed`` is ``None`` are not scored for this case and never decide the outcome.
+    ``call`` is ``assess_call(answer)`` when the caller already holds it (the runtime policy made it:
+    :func:`lexbench.providers.policy.call_and_assess`); without it the answer is assessed here.
     Raises nothing for any valid ``Case`` and ``ProviderResult``.
     """
-    call = assess_call(answer)
+    call = call if call is not None else assess_call(answer)
     if call.outcome is Outcome.UNRESOLVABLE:
         component = ComponentResult(
             name=Component.CALL, passed=None, evidence=call.message, details=[_call_details(answer)]

@@ -8,11 +8,13 @@ import time
 
 import pytest
 
-from lexbench.answer import ErrorType, ProviderResult, ResultMetadata
+from lexbench.answer import ErrorType, ProviderResult, ResultMetadata, assess_call
 from lexbench.dataset.suite import load_suite
 from lexbench.providers import RuntimePolicy, call_provider
 from lexbench.providers.base import Provider
 from lexbench.providers.call import FetchError
+from lexbench.providers.policy import call_and_assess
+from lexbench.scoring.evaluate import evaluate_response
 from tests.suite_factory import ARTICLES, write_suite
 
 
@@ -146,6 +148,36 @@ def test_the_result_is_the_answer_and_its_redacted_copy_carries_no_credential(ca
     written = provider.redactor().result(result)
     assert secret not in written.model_dump_json()
     assert written.content == "echo [REDACTED]" and written.title == "[REDACTED]"
+
+
+class PreparedOnce(Scripted):
+    """Its preparation fails from the second attempt on (its worker died after a failed call)."""
+
+    type_name = "prepared-once"
+
+    def prepare(self):
+        if self.calls:
+            raise RuntimeError("the worker is gone")
+
+
+@pytest.mark.parametrize("provider", [
+    Scripted([ok()]), Scripted([failed(), ok()]), Scripted([failed()]), Scripted([failed(ErrorType.AUTH)]),
+    Scripted([ProviderResult(success=True, content=" \n")]),
+    Scripted([ok().model_copy(update={"metadata": ResultMetadata(upstream_status=404)})]),
+    PreparedOnce([failed()]),
+], ids=["ok", "retried-ok", "failed", "auth", "blank", "upstream-404", "prepare-failed-on-retry"])
+def test_the_assessment_handed_to_the_scorer_is_the_final_results(case, provider):
+    """The policy assesses each attempt to decide on a retry; the scorer reuses the final one's
+    assessment, so it must be exactly what assessing the returned result gives."""
+    result, call = call_and_assess(provider, case, case.url)
+    assert call == assess_call(result)
+    assert evaluate_response(case, result, call) == evaluate_response(case, result)
+
+
+def test_the_assessment_of_a_call_never_made_is_handed_on_too(case, monkeypatch):
+    monkeypatch.delenv("LEXBENCH_TEST_KEY", raising=False)
+    result, call = call_and_assess(Scripted([ok()], options={"api_key": "${LEXBENCH_TEST_KEY}"}), case, case.url)
+    assert call.failure_class == "missing_credentials" and call == assess_call(result)
 
 
 def test_policy_rejects_nonsense():

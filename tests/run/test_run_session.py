@@ -59,7 +59,7 @@ def test_a_session_writes_the_run_directory_lexbench_report_rebuilds(suite, tmp_
     assert list(opened) == MANIFEST_FIELDS[:-1] and opened["finished"] is None
     assert opened["sessions"][0]["finished"] is None
     for case, provider, answer in answers(suite):
-        session.record(case, provider, answer, answer, evaluate_response(case, answer))
+        session.record(case, provider, answer, evaluate_response(case, answer))
     summary = session.finish(write_reports, render_terminal)
     session.close()
     assert session.run_dir == run_dir
@@ -122,7 +122,7 @@ def test_a_crashed_item_is_a_fail_of_class_crashed_and_unknown_items_are_ignored
 def test_a_resumed_session_keeps_the_first_session_and_runs_only_what_is_missing(suite, tmp_path):
     first = RunSession.open(request(suite, tmp_path, run_dir="run"))
     case, provider, answer = next(answers(suite))
-    first.record(case, provider, answer, answer, evaluate_response(case, answer))
+    first.record(case, provider, answer, evaluate_response(case, answer))
     first.finish(write_reports, render_terminal)
     first.close()
     before = json.loads((tmp_path / "run" / "manifest.json").read_text())
@@ -144,7 +144,7 @@ def test_refusals_are_run_errors_that_leave_the_directory_free(suite, tmp_path):
     with pytest.raises(RunError, match="session"):  # the first session holds the directory
         RunSession.open(request(suite, tmp_path, resume="run"))
     case, provider, answer = next(answers(suite))
-    session.record(case, provider, answer, answer, evaluate_response(case, answer))
+    session.record(case, provider, answer, evaluate_response(case, answer))
     session.finish(write_reports, render_terminal)
     session.close()
     with pytest.raises(RunError, match="already holds results"):
@@ -167,7 +167,7 @@ def test_a_row_that_cannot_be_written_stops_the_run_and_says_how_to_resume(suite
 
     monkeypatch.setattr(lexbench.record.os, "write", disk_full)
     with pytest.raises(RunError, match="No space left on device"):
-        session.record(case, provider, answer, answer, evaluate_response(case, answer))
+        session.record(case, provider, answer, evaluate_response(case, answer))
     monkeypatch.undo()
     with pytest.raises(RunError):  # every later row fails the same way
         session.append_json("{}")
@@ -182,7 +182,7 @@ def test_a_row_that_cannot_be_written_stops_the_run_and_says_how_to_resume(suite
 def test_a_measure_only_session_writes_no_report(suite, tmp_path):
     session = RunSession.open(request(suite, tmp_path, run_dir="run", measure_only=True))
     for case, provider, answer in answers(suite):
-        session.record(case, provider, answer, answer, evaluate_response(case, answer))
+        session.record(case, provider, answer, evaluate_response(case, answer))
     summary = session.finish(write_reports, render_terminal)
     session.close()
     assert not any((tmp_path / "run" / name).exists() for name in REPORTS)
