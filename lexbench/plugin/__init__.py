@@ -28,11 +28,11 @@ import pytest
 from lexbench.dataset.suite import Suite
 from lexbench.errors import LexbenchError, RunError
 from lexbench.plugin.items import BACKSTOP_MARGIN, BenchmarkDirectory, CaseItem, SuiteCollector, VerdictFailure
-from lexbench.plugin.options import pytest_addoption
+from lexbench.plugin.options import option_value, pytest_addoption, resolve_options
 from lexbench.plugin.state import STATE, BenchState, benchmark_requested, provider_config_of, runtime_policy_of
 from lexbench.plugin.writer import RunWriter
 from lexbench.providers.policy import declared_family
-from lexbench.replay import check_public_base_url, new_run_prefix, served_fetches_url
+from lexbench.replay import new_run_prefix, served_fetches_url
 from lexbench.run.planning import expand_gateway_specs, planned_worker_cpus, worker_cpu
 from lexbench.run.session import RunRequest, RunSession
 from lexbench.shard import Shard
@@ -45,9 +45,10 @@ def pytest_configure(config: pytest.Config) -> None:
     """``pytest_configure``: load the provider configuration and validate the selection; on the
     controller, open the run directory."""
     config.addinivalue_line("markers", "control: a control provider item (scorer sanity check)")
+    resolve_options(config)  # a bad value, from the command line or the ini file, stops the session here
     provider_config, path = provider_config_of(config)
     try:
-        selected = provider_config.select(config.getoption("providers"))
+        selected = provider_config.select(option_value(config, "providers"))
     except LexbenchError as exc:
         raise pytest.UsageError(f"--providers: {exc}") from None
     state = BenchState(config=config, provider_config=provider_config, provider_config_path=path,
@@ -72,15 +73,10 @@ def pytest_configure(config: pytest.Config) -> None:
     if not benchmark_requested(config):
         return
     state.replay_prefix = new_run_prefix()
-    public = config.getoption("replay_public_url")
+    public = option_value(config, "replay_public_url")
     if public is not None and state.live:
         raise pytest.UsageError("--replay-public-url: applies to replay mode only (with --live every provider "
                                 "fetches the live pages); drop one of the two")
-    if public is not None:
-        try:
-            check_public_base_url(public)
-        except ValueError as exc:
-            raise pytest.UsageError(f"--replay-public-url: {exc}") from None
     try:
         suite = state.get_suite()
     except LexbenchError as exc:
@@ -94,17 +90,14 @@ def _open_run(state: BenchState, suite: Suite) -> None:
     """Open the session's run (:meth:`lexbench.run.session.RunSession.open`) from the options; its
     refusal — another session holding the directory included — is a usage error before any item runs."""
     config = state.config
-    if config.getoption("shard"):
-        try:
-            state.shard = Shard.parse(config.getoption("shard"))
-        except ValueError as exc:
-            raise pytest.UsageError(str(exc)) from None
+    if option_value(config, "shard"):
+        state.shard = Shard.parse(option_value(config, "shard"))  # checked by resolve_options
     request = RunRequest(
         suite=suite, specs=state.specs, provider_config=state.provider_config, policy=state.policy,
         project_root=config.rootpath, invocation_dir=config.invocation_params.dir,
-        provider_config_path=state.provider_config_path, provider_selection=config.getoption("providers"),
-        live=state.live, run_dir=config.getoption("run_dir"), resume=config.getoption("resume"), shard=state.shard,
-        measure_only=config.getoption("measure_only"), certified=config.getoption("certified"),
+        provider_config_path=state.provider_config_path, provider_selection=option_value(config, "providers"),
+        live=state.live, run_dir=option_value(config, "run_dir"), resume=option_value(config, "resume"), shard=state.shard,
+        measure_only=option_value(config, "measure_only"), certified=option_value(config, "certified"),
         keyword=config.getoption("keyword"), markexpr=config.getoption("markexpr"),
         workers=len(_gateway_specs(config)), worker_cpus=state.worker_cpus)
     try:
@@ -127,7 +120,7 @@ def _planned_worker_cpus(config: pytest.Config, state: BenchState) -> list[int] 
     families = [declared_family(state.provider_type(name)) or "undeclared" for name in state.provider_names]
     return planned_worker_cpus(_gateway_specs(config), families,
                                os.sched_getaffinity(0) if hasattr(os, "sched_setaffinity") else None,
-                               pinning=not config.getoption("no_cpu_pinning"))
+                               pinning=not option_value(config, "no_cpu_pinning"))
 
 
 def pytest_configure_node(node) -> None:  # type: ignore[no-untyped-def]
