@@ -5,7 +5,8 @@ call (:mod:`lexbench.providers`), scoring (:mod:`lexbench.scoring`) and the run 
 (:mod:`lexbench.run`: the run directory, its rows, manifest and reports, without pytest).
 
 Collection: the repository's ``cases/`` directory (pyproject ``testpaths``) is collected as the
-benchmark: one :class:`SuiteCollector` for ``--suite``, holding items named ``<case-id>[<provider>]``.
+benchmark: the ``--suite``'s items, named ``<case-id>[<provider>]`` (:func:`lexbench.record.item_id`), node ids
+``cases::<case-id>[<provider>]``.
 Outcomes: pass → passed; fail → failed with the verdict's explanation (no traceback);
 unresolvable → skipped with its reason. Results reach the controller through each report's
 ``lexbench_row`` attribute, which pytest-xdist serialises with the report, so ``-n 0`` and
@@ -27,7 +28,7 @@ import pytest
 
 from lexbench.dataset.suite import Suite
 from lexbench.errors import LexbenchError, RunError
-from lexbench.plugin.items import BACKSTOP_MARGIN, BenchmarkDirectory, CaseItem, SuiteCollector, VerdictFailure
+from lexbench.plugin.items import BACKSTOP_MARGIN, BenchmarkDirectory, CaseItem, VerdictFailure
 from lexbench.plugin.options import option_value, pytest_addoption, resolve_options
 from lexbench.plugin.state import STATE, BenchState, benchmark_requested, provider_config_of, runtime_policy_of
 from lexbench.plugin.writer import RunWriter
@@ -37,8 +38,8 @@ from lexbench.run.planning import expand_gateway_specs, planned_worker_cpus, wor
 from lexbench.run.session import RunRequest, RunSession
 from lexbench.shard import Shard
 
-__all__ = ["BACKSTOP_MARGIN", "STATE", "BenchState", "BenchmarkDirectory", "CaseItem", "RunWriter", "SuiteCollector",
-           "VerdictFailure", "pytest_addoption"]
+__all__ = ["BACKSTOP_MARGIN", "STATE", "BenchState", "BenchmarkDirectory", "CaseItem", "RunWriter", "VerdictFailure",
+           "pytest_addoption"]
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -12,6 +12,7 @@ from lexbench.dataset.suite import Suite
 from lexbench.errors import LexbenchError
 from lexbench.plugin.state import STATE
 from lexbench.providers import call_provider
+from lexbench.record import item_id
 from lexbench.run.row import junit_properties
 from lexbench.run.session import scored_row
 from lexbench.verdict import Outcome, Verdict
@@ -21,7 +22,9 @@ BACKSTOP_MARGIN = 30.0
 
 
 class BenchmarkDirectory(pytest.Directory):
-    """``cases/``: yields the selected suite (not the directory's files)."""
+    """``cases/``: yields the selected suite's items (not the directory's files), case by case, providers in
+    selection order. The suite is no node of its own: a node's name is matched by ``-k``, and a suite id may
+    be a provider's name (the imported mozilla suite is ``readability``); the report header names it."""
 
     def collect(self):  # type: ignore[no-untyped-def]
         state = self.config.stash[STATE]
@@ -29,21 +32,10 @@ class BenchmarkDirectory(pytest.Directory):
             suite = state.get_suite()
         except LexbenchError as exc:
             raise pytest.UsageError(f"--suite: {exc}") from None
-        yield SuiteCollector.from_parent(self, name=suite.id, suite=suite)
-
-
-class SuiteCollector(pytest.Collector):
-    """One suite: items ordered case by case, providers in selection order."""
-
-    def __init__(self, *, suite: Suite, **kwargs) -> None:  # type: ignore[no-untyped-def]
-        super().__init__(**kwargs)
-        self.suite = suite
-
-    def collect(self):  # type: ignore[no-untyped-def]
-        state = self.config.stash[STATE]
-        for case in self.suite.cases:
+        for case in suite.cases:
             for provider_name in state.provider_names:
-                yield CaseItem.from_parent(self, name=f"{case.id}[{provider_name}]", case=case, provider_name=provider_name)
+                yield CaseItem.from_parent(self, name=item_id(case.id, provider_name), suite=suite, case=case,
+                                           provider_name=provider_name)
 
 
 class VerdictFailure(Exception):
@@ -53,8 +45,9 @@ class VerdictFailure(Exception):
 class CaseItem(pytest.Item):
     """One case × provider: call the provider, score the answer, report the verdict."""
 
-    def __init__(self, *, case: Case, provider_name: str, **kwargs) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, *, suite: Suite, case: Case, provider_name: str, **kwargs) -> None:  # type: ignore[no-untyped-def]
         super().__init__(**kwargs)
+        self.suite = suite
         self.case = case
         self.provider_name = provider_name
         self.row_json: str | None = None
@@ -114,7 +107,7 @@ class CaseItem(pytest.Item):
         """Write the item's row and saved response from the redacted ``result`` and ``verdict``; sizes are
         measured on the ``answered`` content."""
         state = self.config.stash[STATE]
-        row = scored_row(state.run_dir, state.row_context(self.provider_name, self.parent.suite.id), self.case,
+        row = scored_row(state.run_dir, state.row_context(self.provider_name, self.suite.id), self.case,
                          answered, result, verdict)
         self.row_json = row.model_dump_json()
         self.user_properties.extend(junit_properties(verdict, result.latency_s, len(answered.content)))
@@ -125,5 +118,5 @@ class CaseItem(pytest.Item):
         return super().repr_failure(excinfo, style=style)
 
     def reportinfo(self):  # type: ignore[no-untyped-def]
-        return self.parent.suite.root / "dataset.json", None, self.name
+        return self.suite.root / "dataset.json", None, self.name
 
