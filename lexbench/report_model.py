@@ -276,7 +276,7 @@ def _run_facts(manifest: dict[str, Any]) -> dict[str, Any]:
     run = manifest.get("run", {})
     configuration = manifest.get("configuration", {})
     certification = manifest.get("certification") or {}
-    return {
+    facts = {
         "suite": {key: suite.get(key) for key in ("id", "revision", "review_status", "dataset_sha256", "cases")},
         "providers": list(manifest.get("providers", [])),
         "configuration_sha256": manifest.get("configuration_sha256"),
@@ -286,6 +286,9 @@ def _run_facts(manifest: dict[str, Any]) -> dict[str, Any]:
         "certified": bool(certification.get("certified")) if run.get("certified_requested") else None,
         "scorer_version": scorer_version(manifest),
     }
+    if run.get("rerun"):  # only then: earlier runs' reports stay byte for byte the same
+        facts["rerun"] = run["rerun"]
+    return facts
 
 
 
@@ -458,6 +461,9 @@ def run_lines(report: dict[str, Any]) -> list[str]:
         lines.append("Certification was requested but not reached (see manifest.json → certification).")
     if run["measure_only"]:
         lines.append("Measure-only run: scored evidence for diagnostics; it does not certify anything.")
+    if run.get("rerun"):
+        lines.append(f"Partial rerun: only the {run['rerun']['items']} items that failed or crashed last time "
+                     "(pytest --lf), not every item of the suite; its rates are not the providers' rates.")
     return lines
 
 

@@ -83,6 +83,9 @@ def pytest_configure(config: pytest.Config) -> None:
     except LexbenchError as exc:
         raise pytest.UsageError(f"--suite: {exc}") from None
     state.worker_cpus = _planned_worker_cpus(config, state)
+    if config.getoption("lf", False) and getattr(config, "cache", None) is not None:
+        # read before the session adds its own outcomes (the cache provider's own copy changes as items run)
+        state.last_failed = frozenset(config.cache.get("cache/lastfailed", {}))
     _open_run(state, suite)
     config.pluginmanager.register(RunWriter(state), "lexbench-run-writer")
 

@@ -34,8 +34,7 @@ class BenchmarkDirectory(pytest.Directory):
             raise pytest.UsageError(f"--suite: {exc}") from None
         for case in suite.cases:
             for provider_name in state.provider_names:
-                yield CaseItem.from_parent(self, name=item_id(case.id, provider_name), suite=suite, case=case,
-                                           provider_name=provider_name)
+                yield CaseItem.of(self, suite, case, provider_name)
 
 
 class VerdictFailure(Exception):
@@ -62,6 +61,16 @@ class CaseItem(pytest.Item):
 
         calls_s = (policy.retries + 1) * (policy.timeout_s + policy.grace_s)
         self.add_marker(pytest.mark.timeout(calls_s + DEFAULT_BUDGET.wall_s + BACKSTOP_MARGIN))
+
+    @classmethod
+    def of(cls, parent: pytest.Collector, suite: Suite, case: Case, provider_name: str) -> CaseItem:
+        """The item for ``case`` × ``provider_name`` under ``parent``, named ``<case-id>[<provider>]``
+        (:func:`lexbench.record.item_id`), its node id ``<parent's node id>::<name>``. The node id is given
+        as text so that pytest reads the bracket as the item's parameters, as it reads the ids kept in its
+        cache: ``--lf`` compares the two (a name-derived id keeps the bracket in the name and never matches)."""
+        name = item_id(case.id, provider_name)
+        return cls.from_parent(parent, name=name, nodeid=f"{parent.nodeid}::{name}", suite=suite, case=case,
+                               provider_name=provider_name)
 
     def runtest(self) -> None:
         result = self._call()

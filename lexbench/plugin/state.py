@@ -43,6 +43,7 @@ class BenchState:
     dataset_sha256: str | None = None
     worker_cpus: list[int] | None = None  # controller: the CPU of each xdist worker, by index (None: not pinned)
     replay_prefix: str = ""  # this run's unguessable path prefix under --replay-public-url (one for all workers)
+    last_failed: frozenset[str] = frozenset()  # controller with --lf: pytest's cached failures as the session began
 
     @property
     def is_worker(self) -> bool:

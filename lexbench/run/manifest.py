@@ -50,12 +50,22 @@ class ProviderConfigFacts(_Part):
     providers: dict[str, ProviderFacts]
 
 
+class Rerun(_Part):
+    """``run.rerun``: this run holds only a rerun of earlier failures, not the suite's every item. ``of``:
+    ``last-failed`` (pytest ``--lf``: the fail verdicts and crashed items of the last sessions); ``items``:
+    how many items the rerun selected."""
+
+    of: str
+    items: int
+
+
 class RunOptions(_Part):
     """``run``: the options that change what the run records (see :class:`lexbench.record.ManifestRun`)."""
 
     measure_only: bool
     certified_requested: bool
     shard: str | None
+    rerun: Rerun | None = Field(default=None, exclude_if=lambda value: value is None)
 
 
 class Certification(_Part):
