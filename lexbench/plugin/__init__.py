@@ -29,7 +29,7 @@ import pytest
 from lexbench.dataset.suite import Suite
 from lexbench.errors import LexbenchError, RunError
 from lexbench.plugin.items import BACKSTOP_MARGIN, BenchmarkDirectory, CaseItem, VerdictFailure
-from lexbench.plugin.options import option_value, pytest_addoption, resolve_options
+from lexbench.plugin.options import misrooted_path_option, option_value, pytest_addoption, resolve_options
 from lexbench.plugin.state import STATE, BenchState, benchmark_requested, provider_config_of, runtime_policy_of
 from lexbench.plugin.writer import RunWriter
 from lexbench.providers.policy import declared_family
@@ -40,6 +40,15 @@ from lexbench.shard import Shard
 
 __all__ = ["BACKSTOP_MARGIN", "STATE", "BenchState", "BenchmarkDirectory", "CaseItem", "RunWriter", "VerdictFailure",
            "pytest_addoption"]
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
+    """``pytest_load_initial_conftests``: refuse a session pytest rooted at a path option's value
+    (:func:`~lexbench.plugin.options.misrooted_path_option`) before it collects the wrong directory."""
+    problem = misrooted_path_option(early_config)
+    if problem:
+        raise pytest.UsageError(problem)
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -87,6 +87,7 @@ OPTIONS: tuple[Option, ...] = (
            "suite whose bindings verify; the manifest says whether it was reached"),
 )
 BY_NAME = {option.name: option for option in OPTIONS}
+_BY_FLAG = {option.flag: option for option in OPTIONS}
 
 _RESOLVED = pytest.StashKey[dict[str, Any]]()
 
@@ -137,6 +138,33 @@ def _resolve(config: pytest.Config, option: Option) -> Any:
     except ValueError as exc:
         raise pytest.UsageError(f"{source}: {exc}") from None
     return value
+
+
+def misrooted_path_option(config: pytest.Config) -> str | None:
+    """Why this session is rooted in the wrong place, or ``None``. pytest chooses its rootdir and ini file
+    from the command line's paths before any plugin adds its options (pytest issue #8846), so in
+    ``--suite PATH`` (space form) it takes ``PATH`` for a test path: an existing directory outside the
+    project roots the session there, without the project's ini file (its ``testpaths``, ``addopts`` and
+    ``lexbench_*`` keys). Once the options are known, the rootdir is chosen again from the real test paths;
+    when it differs, the message names the option and the ``--opt=PATH`` form, which is never misread."""
+    from _pytest.config.findpaths import determine_setup  # pytest's own rule (pytest is pinned exactly)
+
+    known = config.known_args_namespace
+    if known.rootdir or known.inifilename:
+        return None  # chosen explicitly: no path was taken for a test path
+    rootpath, inipath, _, _ = determine_setup(inifile=None, override_ini=known.override_ini,
+                                              args=known.file_or_dir, rootdir_cmd_arg=None,
+                                              invocation_dir=config.invocation_params.dir)
+    if (rootpath, inipath) == (config.rootpath, config.inipath):
+        return None
+    args = list(config.invocation_params.args)
+    misread = [f"{arg} {value}" for arg, value in zip(args, args[1:])
+               if arg in _BY_FLAG and _BY_FLAG[arg].kind in ("path", "suite")]
+    given = " and ".join(misread) or "a path option"
+    fixed = " ".join(text.replace(" ", "=", 1) for text in misread) or "--opt=PATH"
+    return (f"{given}: pytest read the option's path as a test path when it chose its rootdir (before "
+            f"lexbench's options were known) and rooted the session at {config.rootpath}, without "
+            f"{inipath or 'your configuration file'}; write {fixed}")
 
 
 def _read(kind: str, given: Any, base: Path) -> Any:
