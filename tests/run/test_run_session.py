@@ -106,7 +106,7 @@ def test_a_crashed_item_is_a_fail_of_class_crashed_and_unknown_items_are_ignored
     session = RunSession.open(request(suite, tmp_path, run_dir="run"))
     case = suite.cases[0]
     row = session.record_crash(f"cases::{case.id}[trafilatura]", "worker 'gw1' crashed")
-    assert session.record_crash(f"cases::no-such-case[trafilatura]", "x") is None
+    assert session.record_crash("cases::no-such-case[trafilatura]", "x") is None
     assert session.record_crash(f"cases::{case.id}[not-selected]", "x") is None
     session.finish(write_reports, render_terminal)
     session.close()
