@@ -31,12 +31,14 @@ def project(pytester):
     (pytester.path / "cases").mkdir()
     (pytester.path / "crash").touch()
     suite = write_suite(pytester.path / "suite", ARTICLES)
-    args = (f"--suite={suite}", PROVIDERS, f"--provider-config={CASES_ROOT.parent / 'providers/providers.example.json'}")
+    config = CASES_ROOT.parent / "providers" / "providers.example.json"
+    args = (f"--suite={suite}", PROVIDERS, f"--provider-config={config}")
     return pytester, args
 
 
 def _items(run_dir) -> list[str]:  # type: ignore[no-untyped-def]
-    return [f"{row['case']}[{row['provider']}]" for row in map(json.loads, (run_dir / "results.jsonl").read_text().splitlines())]
+    rows = map(json.loads, (run_dir / "results.jsonl").read_text().splitlines())
+    return [f"{row['case']}[{row['provider']}]" for row in rows]
 
 
 def _manifest(run_dir) -> dict:  # type: ignore[no-untyped-def]

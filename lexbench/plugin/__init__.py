@@ -109,8 +109,9 @@ def _open_run(state: BenchState, suite: Suite) -> None:
         suite=suite, specs=state.specs, provider_config=state.provider_config, policy=state.policy,
         project_root=config.rootpath, invocation_dir=config.invocation_params.dir,
         provider_config_path=state.provider_config_path, provider_selection=option_value(config, "providers"),
-        live=state.live, run_dir=option_value(config, "run_dir"), resume=option_value(config, "resume"), shard=state.shard,
-        measure_only=option_value(config, "measure_only"), certified=option_value(config, "certified"),
+        live=state.live, run_dir=option_value(config, "run_dir"), resume=option_value(config, "resume"),
+        shard=state.shard, measure_only=option_value(config, "measure_only"),
+        certified=option_value(config, "certified"),
         keyword=config.getoption("keyword"), markexpr=config.getoption("markexpr"),
         workers=len(_gateway_specs(config)), worker_cpus=state.worker_cpus)
     try:

@@ -44,7 +44,8 @@ class VerdictFailure(Exception):
 class CaseItem(pytest.Item):
     """One case × provider: call the provider, score the answer, report the verdict."""
 
-    def __init__(self, *, suite: Suite, case: Case, provider_name: str, **kwargs) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, *, suite: Suite, case: Case, provider_name: str,
+                 **kwargs) -> None:  # type: ignore[no-untyped-def]
         super().__init__(**kwargs)
         self.suite = suite
         self.case = case
