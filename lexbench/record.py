@@ -613,6 +613,8 @@ class ManifestRun(_Open):
     shard: Annotated[str, StringConstraints(pattern=r"^[1-9][0-9]*/[1-9][0-9]*$")] | None = None
     measure_only: bool = False
     certified_requested: bool = False
+    rerun: dict[str, Any] | None = None
+    """``{"of": "last-failed", "items": N}`` when the run is a partial rerun (:class:`lexbench.run.manifest.Rerun`)."""
 
 
 class ManifestCertification(_Open):

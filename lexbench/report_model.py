@@ -12,7 +12,6 @@ measure recall and a whole-page dump passes them as often as a good extractor do
 from __future__ import annotations
 
 import ast
-import json
 import re
 import statistics
 import unicodedata
@@ -22,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from lexbench import stats
+from lexbench.dataset.flags import flag_explanation
 from lexbench.record import RESPONSES_DIR, RunRow, scorer_version
 from lexbench.verdict import Component, Outcome
 
@@ -54,53 +54,6 @@ COMPARISON_HEADINGS = ("contract", "provider A", "provider B", "shared cases", "
 
 BREAKDOWNS = (("track", "track"), ("category", "category"), ("lang", "language"))
 """Row fields the pass rates are broken down by, with their headings."""
-
-FLAG_EXPLANATIONS = {
-    "capture_charset_mismatch": "the capture's bytes do not decode as the charset it declares but are valid UTF-8 "
-                                "(a page re-saved with a stale meta tag): it is replayed as UTF-8",
-    "capture_charset_unknown": "the capture declares a name that is no text encoding (a typo, 'undefined'): it is "
-                               "replayed as UTF-8, the standard's fallback",
-    "capture_not_decodable": "the capture's bytes decode neither as its declared charset nor as UTF-8: providers may "
-                             "read some of its text as mojibake",
-    "coverage_unknown": "the corpus index gives no readable coverage figure, so whether the reference is in the "
-                        "page's static visible text is unknown",
-    "ending_is_whole_short_reference": "the reference yields fewer than 10 fragments, so the whole reference is the "
-                                       "ending contract",
-    "ending_not_found_in_prose": "every line of the reference looked like trailing non-prose; the ending contract is "
-                                 "taken from its last lines",
-    "post_links_found_by_anchor_fragment": "the annotation names some posts' anchors, not their links: their "
-                                           "permalinks are the page's links to those anchors",
-    "posts_without_link_or_text_not_counted": "annotated posts without a user, text or a post link on the page are "
-                                              "left out, so the posts baseline is below the annotation's count",
-    "readability_not_readerable": "Readability's own metadata says the page is not readerable: its reference may not "
-                                  "be the page's article",
-    "reference_cp1252": "the reference was not UTF-8 and was decoded as cp1252",
-    "reference_has_comments": "the source reference also holds the page's comments: only the body before them is "
-                              "scored; the comment text is kept in probes.json",
-    "reference_not_in_visible_text": "under 80 % of the reference's words are in the capture's static visible text "
-                                     "(scripts may add them): a provider that runs no scripts can miss them",
-    "response_not_saved": "the answer could not be saved (disk full or not writable): the verdict stands, with no "
-                          "answer file to read",
-    "thread_text_as_body_no_posts_contract": "a forum thread scored as one body text: the source gives no per-post "
-                                             "author, link or boundary for a posts contract",
-    "title_not_standalone_in_capture": "the annotated title is not a standalone line of the capture's visible text: "
-                                       "its title contract needs review",
-    "title_only_no_body_reference": "the source gives snippets, not a whole body: the case scores the title only",
-    "url_unknown": "the source stores no URL for the page: the case has a placeholder .invalid URL and runs from the "
-                   "replay only",
-}
-"""One line per flag code an importer or a run can put on a case or row (SPEC §4), shown beside the
-flag in the reports."""
-
-UNEXPLAINED_FLAG = "a flag of this suite's own, which lexbench does not explain"
-
-
-
-def flag_explanation(code: str) -> str:
-    """The one-line meaning of flag ``code`` (:data:`FLAG_EXPLANATIONS`), or :data:`UNEXPLAINED_FLAG`."""
-    return FLAG_EXPLANATIONS.get(code, UNEXPLAINED_FLAG)
-
-
 
 _PY_STRING = re.compile(r"""(?<![\w'"])(?:'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*")""")
 
@@ -367,6 +320,8 @@ def _run_facts(manifest: dict[str, Any]) -> dict[str, Any]:
     }
     if manifest.get("approvals"):  # a run merged with approved historical configurations (lexbench.run.approvals)
         facts["approvals"] = manifest["approvals"]
+    if run.get("rerun"):  # only then: earlier runs' reports stay byte for byte the same
+        facts["rerun"] = run["rerun"]
     return facts
 
 
@@ -557,6 +512,9 @@ def run_lines(report: dict[str, Any]) -> list[str]:
         lines.append("Certification was requested but not reached (see manifest.json → certification).")
     if run["measure_only"]:
         lines.append("Measure-only run: scored evidence for diagnostics; it does not certify anything.")
+    if run.get("rerun"):
+        lines.append(f"Partial rerun: only the {run['rerun']['items']} items that failed or crashed last time "
+                     "(pytest --lf), not every item of the suite; its rates are not the providers' rates.")
     return lines
 
 

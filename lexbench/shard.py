@@ -46,10 +46,10 @@ class Shard:
         """Parse ``"K/N"`` with ``1 ≤ K ≤ N``; raises ``ValueError`` with the accepted form."""
         match = _SPEC.match(text)
         if not match:
-            raise ValueError(f"--shard={text!r}: expected K/N or auto, e.g. --shard=2/4")
+            raise ValueError(f"{text!r}: expected K/N or auto, e.g. 2/4")
         index, count = int(match[1]), int(match[2])
         if count < 1 or not 1 <= index <= count:
-            raise ValueError(f"--shard={text!r}: K must be between 1 and N (N ≥ 1)")
+            raise ValueError(f"{text!r}: K must be between 1 and N (N ≥ 1)")
         return cls(index=index, count=count, source=f"--shard={index}/{count}")
 
     @classmethod

@@ -242,6 +242,7 @@ def test_the_replay_server_is_probed_only_after_a_failed_call_until_it_answers_a
     from types import SimpleNamespace
 
     from lexbench.plugin import BenchState
+    from lexbench.plugin.options import _RESOLVED
     from lexbench.providers.policy import RuntimePolicy
 
     class Replay:
@@ -251,7 +252,7 @@ def test_the_replay_server_is_probed_only_after_a_failed_call_until_it_answers_a
             self.probes += 1
             return self.answers
 
-    state = BenchState(config=SimpleNamespace(getoption=lambda name: False), provider_config=None,
+    state = BenchState(config=SimpleNamespace(stash={_RESOLVED: {"live": False}}), provider_config=None,
                        provider_config_path=None, specs={}, policy=RuntimePolicy())
     state.replay = replay = Replay()
     assert state.replay_down(probe=False) is None and replay.probes == 0

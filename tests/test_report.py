@@ -344,14 +344,14 @@ def emitted_flag_codes():
 
 
 def test_every_flag_code_the_code_can_emit_has_an_explanation():
-    from lexbench.report_model import FLAG_EXPLANATIONS
+    from lexbench.dataset.flags import FLAG_EXPLANATIONS
 
     emitted = emitted_flag_codes()
     # The scan finds the flags of the importers, the charset and ending rules, and the run itself.
     assert {"url_unknown", "capture_charset_mismatch", "coverage_unknown", "ending_not_found_in_prose",
             "thread_text_as_body_no_posts_contract", "response_not_saved"} <= set(emitted)
     unexplained = {code: where for code, where in emitted.items() if code not in FLAG_EXPLANATIONS}
-    assert not unexplained, f"explain these flags in lexbench/report_model.py FLAG_EXPLANATIONS: {unexplained}"
+    assert not unexplained, f"explain these flags in lexbench/dataset/flags.py FLAG_EXPLANATIONS: {unexplained}"
     assert set(FLAG_EXPLANATIONS) == set(emitted), "an explanation for a flag nothing emits any more"
     assert all(text and "\n" not in text and not text.endswith(".") for text in FLAG_EXPLANATIONS.values())
 

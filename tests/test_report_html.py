@@ -130,7 +130,7 @@ def test_quoted_text_in_a_reason_is_shown_as_its_characters_not_as_escapes():
 
 
 def test_flag_codes_are_explained_where_the_report_shows_them():
-    from lexbench.report_model import FLAG_EXPLANATIONS
+    from lexbench.dataset.flags import FLAG_EXPLANATIONS
 
     rows = [row("alpha", "article-001-en-x", Outcome.PASS, flags=["url_unknown", "capture_charset_mismatch"]),
             row("alpha", "article-002-en-x", Outcome.PASS, flags=["url_unknown", "reviewer_note"])]

@@ -5,7 +5,8 @@ call (:mod:`lexbench.providers`), scoring (:mod:`lexbench.scoring`) and the run 
 (:mod:`lexbench.run`: the run directory, its rows, manifest and reports, without pytest).
 
 Collection: the repository's ``cases/`` directory (pyproject ``testpaths``) is collected as the
-benchmark: one :class:`SuiteCollector` for ``--suite``, holding items named ``<case-id>[<provider>]``.
+benchmark: the ``--suite``'s items, named ``<case-id>[<provider>]`` (:func:`lexbench.record.item_id`), node ids
+``cases::<case-id>[<provider>]``.
 Outcomes: pass → passed; fail → failed with the verdict's explanation (no traceback);
 unresolvable → skipped with its reason. Results reach the controller through each report's
 ``lexbench_row`` attribute, which pytest-xdist serialises with the report, so ``-n 0`` and
@@ -33,20 +34,20 @@ from lexbench.plugin.fixtures import (
     NAME_MARK, attach_test_row, case_of_test, check_test_providers, fetch_timeout, lexbench_case, lexbench_provider,
     lexbench_run, mark_call_start, parametrize_cases, provider_of_test, register_conftest_types,
 )
-from lexbench.plugin.items import BACKSTOP_MARGIN, BenchmarkDirectory, CaseItem, SuiteCollector, VerdictFailure
-from lexbench.plugin.options import pytest_addoption
+from lexbench.plugin.items import BACKSTOP_MARGIN, BenchmarkDirectory, CaseItem, VerdictFailure
+from lexbench.plugin.options import misrooted_path_option, option_value, pytest_addoption, resolve_options
 from lexbench.plugin.state import STATE, BenchState, benchmark_requested, provider_config_of, runtime_policy_of
 from lexbench.plugin.writer import RunWriter
 from lexbench.providers.policy import declared_family
 from lexbench.record import item_id
-from lexbench.replay import check_public_base_url, new_run_prefix, served_fetches_url
+from lexbench.replay import new_run_prefix, served_fetches_url
 from lexbench.run.live import live_refusal
 from lexbench.run.planning import expand_gateway_specs, planned_worker_cpus, worker_cpu
 from lexbench.run.session import RunRequest, RunSession
 from lexbench.shard import Shard
 
-__all__ = ["BACKSTOP_MARGIN", "STATE", "BenchState", "BenchmarkDirectory", "CaseItem", "RunWriter", "SuiteCollector",
-           "VerdictFailure", "fetch_timeout", "lexbench_case", "lexbench_provider", "lexbench_run", "pytest_addoption"]
+__all__ = ["BACKSTOP_MARGIN", "STATE", "BenchState", "BenchmarkDirectory", "CaseItem", "RunWriter", "VerdictFailure",
+           "fetch_timeout", "lexbench_case", "lexbench_provider", "lexbench_run", "pytest_addoption"]
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
@@ -56,16 +57,26 @@ def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
     pluginmanager.add_hookspecs(hooks)
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
+    """``pytest_load_initial_conftests``: refuse a session pytest rooted at a path option's value
+    (:func:`~lexbench.plugin.options.misrooted_path_option`) before it collects the wrong directory."""
+    problem = misrooted_path_option(early_config)
+    if problem:
+        raise pytest.UsageError(problem)
+
+
 def pytest_configure(config: pytest.Config) -> None:
     """``pytest_configure``: load the provider configuration and validate the selection; on the
     controller, open the run directory."""
     config.addinivalue_line("markers", "control: a control provider item (scorer sanity check)")
+    resolve_options(config)  # a bad value, from the command line or the ini file, stops the session here
     config.addinivalue_line("markers", f"{NAME_MARK}(name): the provider name a test on the lexbench_case "
                             "fixture records its answers under (default: its function name without test_)")
     register_conftest_types(config)
     provider_config, path = provider_config_of(config)
     try:
-        selected = provider_config.select(config.getoption("providers"))
+        selected = provider_config.select(option_value(config, "providers"))
     except LexbenchError as exc:
         raise pytest.UsageError(f"--providers: {exc}") from None
     state = BenchState(config=config, provider_config=provider_config, provider_config_path=path,
@@ -92,15 +103,10 @@ def pytest_configure(config: pytest.Config) -> None:
     if not state.enabled:
         return
     state.replay_prefix = new_run_prefix()
-    public = config.getoption("replay_public_url")
+    public = option_value(config, "replay_public_url")
     if public is not None and state.live:
         raise pytest.UsageError("--replay-public-url: applies to replay mode only (with --live every provider "
                                 "fetches the live pages); drop one of the two")
-    if public is not None:
-        try:
-            check_public_base_url(public)
-        except ValueError as exc:
-            raise pytest.UsageError(f"--replay-public-url: {exc}") from None
     try:
         suite = state.get_suite()
     except LexbenchError as exc:
@@ -109,6 +115,9 @@ def pytest_configure(config: pytest.Config) -> None:
     if refusal:
         raise pytest.UsageError(refusal)
     state.worker_cpus = _planned_worker_cpus(config, state)
+    if config.getoption("lf", False) and getattr(config, "cache", None) is not None:
+        # read before the session adds its own outcomes (the cache provider's own copy changes as items run)
+        state.last_failed = frozenset(config.cache.get("cache/lastfailed", {}))
     _open_run(state, suite)
     config.pluginmanager.register(RunWriter(state), "lexbench-run-writer")
 
@@ -117,17 +126,18 @@ def _open_run(state: BenchState, suite: Suite) -> None:
     """Open the session's run (:meth:`lexbench.run.session.RunSession.open`) from the options; its
     refusal — another session holding the directory included — is a usage error before any item runs."""
     config = state.config
-    if config.getoption("shard"):
+    if option_value(config, "shard"):
         try:
-            state.shard = Shard.from_option(config.getoption("shard"), os.environ)
+            state.shard = Shard.from_option(option_value(config, "shard"), os.environ)
         except ValueError as exc:
             raise pytest.UsageError(str(exc)) from None
     request = RunRequest(
         suite=suite, specs=state.specs, provider_config=state.provider_config, policy=state.policy,
         project_root=config.rootpath, invocation_dir=config.invocation_params.dir,
-        provider_config_path=state.provider_config_path, provider_selection=config.getoption("providers"),
-        live=state.live, run_dir=config.getoption("run_dir"), resume=config.getoption("resume"), shard=state.shard,
-        measure_only=config.getoption("measure_only"), certified=config.getoption("certified"),
+        provider_config_path=state.provider_config_path, provider_selection=option_value(config, "providers"),
+        live=state.live, run_dir=option_value(config, "run_dir"), resume=option_value(config, "resume"),
+        shard=state.shard, measure_only=option_value(config, "measure_only"),
+        certified=option_value(config, "certified"),
         keyword=config.getoption("keyword"), markexpr=config.getoption("markexpr"),
         workers=len(_gateway_specs(config)), worker_cpus=state.worker_cpus)
     try:
@@ -150,7 +160,7 @@ def _planned_worker_cpus(config: pytest.Config, state: BenchState) -> list[int] 
     families = [declared_family(state.provider_type(name)) or "undeclared" for name in state.provider_names]
     return planned_worker_cpus(_gateway_specs(config), families,
                                os.sched_getaffinity(0) if hasattr(os, "sched_setaffinity") else None,
-                               pinning=not config.getoption("no_cpu_pinning"))
+                               pinning=not option_value(config, "no_cpu_pinning"))
 
 
 def pytest_configure_node(node) -> None:  # type: ignore[no-untyped-def]

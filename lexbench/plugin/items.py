@@ -13,6 +13,7 @@ from lexbench.errors import LexbenchError
 from lexbench.plugin.state import STATE
 from lexbench.providers.credentials import Redactor
 from lexbench.providers.policy import call_and_assess
+from lexbench.record import item_id
 from lexbench.run.fetcher import VerdictFailure
 from lexbench.run.live import not_public_answer
 from lexbench.run.row import junit_properties
@@ -24,7 +25,9 @@ BACKSTOP_MARGIN = 30.0
 
 
 class BenchmarkDirectory(pytest.Directory):
-    """``cases/``: yields the selected suite (not the directory's files)."""
+    """``cases/``: yields the selected suite's items (not the directory's files), case by case, providers in
+    selection order. The suite is no node of its own: a node's name is matched by ``-k``, and a suite id may
+    be a provider's name (the imported mozilla suite is ``readability``); the report header names it."""
 
     def collect(self):  # type: ignore[no-untyped-def]
         state = self.config.stash[STATE]
@@ -32,28 +35,18 @@ class BenchmarkDirectory(pytest.Directory):
             suite = state.get_suite()
         except LexbenchError as exc:
             raise pytest.UsageError(f"--suite: {exc}") from None
-        yield SuiteCollector.from_parent(self, name=suite.id, suite=suite)
-
-
-class SuiteCollector(pytest.Collector):
-    """One suite: items ordered case by case, providers in selection order."""
-
-    def __init__(self, *, suite: Suite, **kwargs) -> None:  # type: ignore[no-untyped-def]
-        super().__init__(**kwargs)
-        self.suite = suite
-
-    def collect(self):  # type: ignore[no-untyped-def]
-        state = self.config.stash[STATE]
-        for case in self.suite.cases:
+        for case in suite.cases:
             for provider_name in state.provider_names:
-                yield CaseItem.from_parent(self, name=f"{case.id}[{provider_name}]", case=case, provider_name=provider_name)
+                yield CaseItem.of(self, suite, case, provider_name)
 
 
 class CaseItem(pytest.Item):
     """One case × provider: call the provider, score the answer, report the verdict."""
 
-    def __init__(self, *, case: Case, provider_name: str, **kwargs) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, *, suite: Suite, case: Case, provider_name: str,
+                 **kwargs) -> None:  # type: ignore[no-untyped-def]
         super().__init__(**kwargs)
+        self.suite = suite
         self.case = case
         self.provider_name = provider_name
         self.row_json: str | None = None
@@ -69,6 +62,16 @@ class CaseItem(pytest.Item):
 
         calls_s = (policy.retries + 1) * (policy.timeout_s + policy.grace_s)
         self.add_marker(pytest.mark.timeout(calls_s + DEFAULT_BUDGET.wall_s + BACKSTOP_MARGIN))
+
+    @classmethod
+    def of(cls, parent: pytest.Collector, suite: Suite, case: Case, provider_name: str) -> CaseItem:
+        """The item for ``case`` × ``provider_name`` under ``parent``, named ``<case-id>[<provider>]``
+        (:func:`lexbench.record.item_id`), its node id ``<parent's node id>::<name>``. The node id is given
+        as text so that pytest reads the bracket as the item's parameters, as it reads the ids kept in its
+        cache: ``--lf`` compares the two (a name-derived id keeps the bracket in the name and never matches)."""
+        name = item_id(case.id, provider_name)
+        return cls.from_parent(parent, name=name, nodeid=f"{parent.nodeid}::{name}", suite=suite, case=case,
+                               provider_name=provider_name)
 
     def runtest(self) -> None:
         result, call = self._call()
@@ -117,7 +120,7 @@ class CaseItem(pytest.Item):
     def _record(self, answer: ProviderResult, verdict: Verdict, redactor: Redactor) -> None:
         """Write the item's row and saved response (the answer is redacted there) with the redacted ``verdict``."""
         state = self.config.stash[STATE]
-        row = scored_row(state.run_dir, state.row_context(self.provider_name, self.parent.suite.id), self.case,
+        row = scored_row(state.run_dir, state.row_context(self.provider_name, self.suite.id), self.case,
                          answer, verdict, redactor)
         self.row_json = row.model_dump_json()
         self.junit_properties = [(f"lexbench/{row.item_id}/{name}", value)
@@ -129,5 +132,5 @@ class CaseItem(pytest.Item):
         return super().repr_failure(excinfo, style=style)
 
     def reportinfo(self):  # type: ignore[no-untyped-def]
-        return self.parent.suite.root / "dataset.json", None, self.name
+        return self.suite.root / "dataset.json", None, self.name
 

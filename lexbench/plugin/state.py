@@ -11,6 +11,7 @@ import pytest
 from lexbench.dataset.case import Case
 from lexbench.dataset.suite import Suite, load_suite
 from lexbench.errors import LexbenchError, RulesError
+from lexbench.plugin.options import option_value
 from lexbench.providers import PROVIDER_TYPES, Provider, ProviderConfig, ProviderSpec, RuntimePolicy, build_provider, default_config, load_config
 from lexbench.providers.credentials import Redactor
 from lexbench.providers.guard import NetworkGuard
@@ -43,6 +44,7 @@ class BenchState:
     worker_cpus: list[int] | None = None  # controller: the CPU of each xdist worker, by index (None: not pinned)
     replay_prefix: str = ""  # this run's unguessable path prefix under --replay-public-url (one for all workers)
     enabled: bool = False  # the benchmark runs in this session (benchmark_requested, told to workers)
+    last_failed: frozenset[str] = frozenset()  # controller with --lf: pytest's cached failures as the session began
 
     @property
     def is_worker(self) -> bool:
@@ -54,7 +56,7 @@ class BenchState:
 
     @property
     def live(self) -> bool:
-        return bool(self.config.getoption("live"))
+        return option_value(self.config, "live")
 
     def get_suite(self) -> Suite:
         """The ``--suite``, loaded once per process. A worker loads the dataset its controller checked
@@ -62,7 +64,7 @@ class BenchState:
         for the id of a suite the importer makes (``aeb``), the error says where it is or how to import it
         (:func:`lexbench.dataset.importers.imported_suite_hint`)."""
         if self.suite is None:
-            name = self.config.getoption("suite")
+            name = option_value(self.config, "suite")
             try:
                 self.suite = load_suite(name, validated_sha256=self.dataset_sha256 if self.is_worker else None)
             except RulesError as exc:
@@ -116,7 +118,7 @@ class BenchState:
     @property
     def public_replay(self) -> str | None:
         """``--replay-public-url`` in replay mode, else ``None``."""
-        return None if self.live else self.config.getoption("replay_public_url")
+        return None if self.live else option_value(self.config, "replay_public_url")
 
     def target_url(self, case: Case) -> str:
         if self.live:
@@ -172,11 +174,10 @@ def benchmark_requested(config: pytest.Config) -> bool:
 
 def provider_config_of(config: pytest.Config) -> tuple[ProviderConfig, Path | None]:
     workerinput = getattr(config, "workerinput", None)
-    option = workerinput.get("lexbench_provider_config") if workerinput else config.getoption("provider_config")
+    option = workerinput.get("lexbench_provider_config") if workerinput else option_value(config, "provider_config")
     if not option:
         return default_config(), None
-    path = Path(option)
-    path = path if path.is_absolute() else (config.invocation_params.dir / path).resolve()
+    path = Path(option).resolve()  # absolute already (resolve_options)
     try:
         return load_config(path), path
     except LexbenchError as exc:
@@ -184,7 +185,4 @@ def provider_config_of(config: pytest.Config) -> tuple[ProviderConfig, Path | No
 
 
 def runtime_policy_of(config: pytest.Config) -> RuntimePolicy:
-    try:
-        return RuntimePolicy(timeout_s=config.getoption("fetch_timeout"), retries=config.getoption("retries"))
-    except ValueError as exc:
-        raise pytest.UsageError(f"--fetch-timeout/--retries: {exc}") from None
+    return RuntimePolicy(timeout_s=option_value(config, "fetch_timeout"), retries=option_value(config, "retries"))

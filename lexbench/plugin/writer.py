@@ -21,6 +21,31 @@ class RunWriter:
     def __init__(self, state: BenchState) -> None:
         self.state = state
         self.session: pytest.Session | None = None
+        self.selection_seen = False
+
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        """``pytest_collection_finish`` (``-n 0``): the items this session runs."""
+        self._selected([item.nodeid for item in session.items])
+
+    def pytest_xdist_node_collection_finished(self, node, ids: list[str]) -> None:  # type: ignore[no-untyped-def]
+        """pytest-xdist's ``pytest_xdist_node_collection_finished``: the items every worker runs (the same
+        on each)."""
+        self._selected(ids)
+
+    def _selected(self, node_ids: list[str]) -> None:
+        """Record a partial rerun in the manifest: with ``--lf``, pytest's cache provider keeps only the
+        items that failed (a fail verdict or a crash) in its last sessions when any is selected, so the
+        selection then lies wholly in that set; otherwise it runs every item and the run is a full one."""
+        if self.selection_seen:
+            return
+        self.selection_seen = True
+        last_failed = self.state.last_failed
+        if not last_failed or not node_ids or not all(node_id in last_failed for node_id in node_ids):
+            return
+        try:
+            self.state.session.mark_rerun("last-failed", len(node_ids))
+        except OSError:
+            pass  # the manifest is written again when the session finishes
 
     def pytest_sessionstart(self, session: pytest.Session) -> None:
         """``pytest_sessionstart``: remember the session, to stop it if the run record fails."""

@@ -50,6 +50,15 @@ class ProviderConfigFacts(_Part):
     providers: dict[str, ProviderFacts]
 
 
+class Rerun(_Part):
+    """``run.rerun``: this run holds only a rerun of earlier failures, not the suite's every item. ``of``:
+    ``last-failed`` (pytest ``--lf``: the fail verdicts and crashed items of the last sessions); ``items``:
+    how many items the rerun selected."""
+
+    of: str
+    items: int
+
+
 class RunOptions(_Part):
     """``run``: the options that change what the run records (see :class:`lexbench.record.ManifestRun`);
     ``shard_source`` says where ``shard`` came from (``--shard=K/N``, or the variables ``--shard=auto``
@@ -59,6 +68,7 @@ class RunOptions(_Part):
     certified_requested: bool
     shard: str | None
     shard_source: str | None = Field(default=None, exclude_if=lambda value: value is None)  # absent without a shard
+    rerun: Rerun | None = Field(default=None, exclude_if=lambda value: value is None)
 
 
 class Certification(_Part):

@@ -40,7 +40,7 @@ from lexbench.record import (
 )
 from lexbench.rundir import RunLock, append_file, check_run_dir, make_run_dir
 from lexbench.run.manifest import (
-    Certification, Completion, Manifest, RunOptions, SessionRecord, SuiteFacts, configuration_record,
+    Certification, Completion, Manifest, Rerun, RunOptions, SessionRecord, SuiteFacts, configuration_record,
     provider_config_facts,
 )
 from lexbench.run.row import RowContext, crashed_row, parse_item_name, row_of
@@ -214,6 +214,12 @@ class RunSession:
             return False
         self.write_failure = message
         return True
+
+    def mark_rerun(self, of: str, items: int) -> None:
+        """Record in the manifest, at once, that this run reruns only ``items`` earlier failures (``of``:
+        ``last-failed``), not every item of the suite. Raises ``OSError`` when the manifest cannot be written."""
+        self.manifest.run.rerun = Rerun(of=of, items=items)
+        write_manifest(self.run_dir, self.manifest.record())
 
     def finish(self, write_reports: Callable[[Path, list[RunRow], dict[str, Any]], object],
                render_terminal: Callable[[list[RunRow]], list[str]]) -> list[SummaryLine]:
