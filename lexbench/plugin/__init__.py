@@ -4,8 +4,14 @@ Hooks only wire the pipeline together: suite loading (:mod:`lexbench.dataset.sui
 call (:mod:`lexbench.providers`), scoring (:mod:`lexbench.scoring`) and the run engine
 (:mod:`lexbench.run`: the run directory, its rows, manifest and reports, without pytest).
 
-Collection: the repository's ``cases/`` directory (pyproject ``testpaths``) is collected as the
-benchmark: one :class:`SuiteCollector` for ``--suite``, holding items named ``<case-id>[<provider>]``.
+Activation: the plugin loads in every project where lexbench is installed (the ``pytest11`` entry
+point) and stays idle — no item, no run directory, no output — unless the benchmark is switched on:
+``--lexbench``, ``lexbench = true`` in the ini file, or, in lexbench's own checkout, collecting its
+``cases/`` directory (pyproject ``testpaths``: ``pytest --suite=demo`` from the checkout's root).
+
+Collection: the session gets one more child beside what its arguments collect, a
+:class:`SuiteCollector` for ``--suite`` holding items named ``<case-id>[<provider>]``, so the
+benchmark needs no directory of its own in the project and is collected from any directory.
 Outcomes: pass → passed; fail → failed with the verdict's explanation (no traceback);
 unresolvable → skipped with its reason. Results reach the controller through each report's
 ``lexbench_row`` attribute, which pytest-xdist serialises with the report, so ``-n 0`` and
@@ -27,9 +33,11 @@ import pytest
 
 from lexbench.dataset.suite import Suite
 from lexbench.errors import LexbenchError, RunError
-from lexbench.plugin.items import BACKSTOP_MARGIN, BenchmarkDirectory, CaseItem, SuiteCollector, VerdictFailure
+from lexbench.plugin.items import BACKSTOP_MARGIN, CaseItem, SuiteCollector, VerdictFailure
 from lexbench.plugin.options import pytest_addoption
-from lexbench.plugin.state import STATE, BenchState, benchmark_requested, provider_config_of, runtime_policy_of
+from lexbench.plugin.state import (
+    STATE, BenchState, benchmark_requested, idle_options, provider_config_of, runtime_policy_of,
+)
 from lexbench.plugin.writer import RunWriter
 from lexbench.providers.policy import declared_family
 from lexbench.replay import check_public_base_url, new_run_prefix, served_fetches_url
@@ -37,13 +45,21 @@ from lexbench.run.planning import expand_gateway_specs, planned_worker_cpus, wor
 from lexbench.run.session import RunRequest, RunSession
 from lexbench.shard import Shard
 
-__all__ = ["BACKSTOP_MARGIN", "STATE", "BenchState", "BenchmarkDirectory", "CaseItem", "RunWriter", "SuiteCollector",
+__all__ = ["BACKSTOP_MARGIN", "STATE", "BenchState", "CaseItem", "RunWriter", "SuiteCollector",
            "VerdictFailure", "pytest_addoption"]
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """``pytest_configure``: load the provider configuration and validate the selection; on the
-    controller, open the run directory."""
+    """``pytest_configure``: when the benchmark is switched on, load the provider configuration and
+    validate the selection; on the controller, open the run directory. Switched off, refuse the
+    benchmark's options (they would be silently ignored) and do nothing else."""
+    workerinput = getattr(config, "workerinput", None)
+    if not (workerinput.get("lexbench_enabled") if workerinput is not None else benchmark_requested(config)):
+        given = idle_options(config)
+        if given and workerinput is None:
+            raise pytest.UsageError(f"{', '.join(given)}: the lexbench benchmark is off in this session; switch it "
+                                    "on with --lexbench (or `lexbench = true` in the ini file)")
+        return
     config.addinivalue_line("markers", "control: a control provider item (scorer sanity check)")
     provider_config, path = provider_config_of(config)
     try:
@@ -68,8 +84,6 @@ def pytest_configure(config: pytest.Config) -> None:
                 os.sched_setaffinity(0, {cpu})  # inherited by the extraction process started later
             except OSError:
                 pass  # the CPU left the allowed set since the controller looked: run unpinned
-        return
-    if not benchmark_requested(config):
         return
     state.replay_prefix = new_run_prefix()
     public = config.getoption("replay_public_url")
@@ -133,7 +147,10 @@ def _planned_worker_cpus(config: pytest.Config, state: BenchState) -> list[int] 
 def pytest_configure_node(node) -> None:  # type: ignore[no-untyped-def]
     """pytest-xdist's ``pytest_configure_node``: tell each worker where the run directory is, and which
     CPU to keep to (see :func:`~lexbench.providers.policy.worker_cpus`)."""
-    state = node.config.stash[STATE]
+    state = node.config.stash.get(STATE, None)
+    if state is None:
+        return
+    node.workerinput["lexbench_enabled"] = True
     node.workerinput["lexbench_cpu"] = worker_cpu(state.worker_cpus, node.gateway.id)
     node.workerinput["lexbench_run_dir"] = str(state.run_dir) if state.run_dir else ""
     node.workerinput["lexbench_provider_config"] = str(state.provider_config_path) if state.provider_config_path else ""
@@ -211,12 +228,19 @@ def pytest_collection_finish(session: pytest.Session) -> None:
             continue
 
 
-def pytest_collect_directory(path: Path, parent: pytest.Collector) -> pytest.Collector | None:
-    """``pytest_collect_directory``: the repository's ``cases/`` directory is the benchmark."""
-    if path.resolve() == (parent.config.rootpath / "cases").resolve():
-        return BenchmarkDirectory.from_parent(parent, path=path)
-    return None
-
+@pytest.hookimpl(wrapper=True)
+def pytest_make_collect_report(collector: pytest.Collector):  # type: ignore[no-untyped-def]
+    """``pytest_make_collect_report``: with the benchmark on, the session's children are what its
+    arguments collect plus the selected suite (:class:`SuiteCollector`), wherever pytest was started."""
+    report = yield
+    state = collector.config.stash.get(STATE, None)
+    if isinstance(collector, pytest.Session) and state is not None and report.passed:
+        try:
+            suite = state.get_suite()
+        except LexbenchError as exc:
+            raise pytest.UsageError(f"--suite: {exc}") from None
+        report.result.append(SuiteCollector.from_parent(collector, name=suite.id, suite=suite))
+    return report
 
 
 @pytest.hookimpl(wrapper=True)

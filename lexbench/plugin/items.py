@@ -1,5 +1,4 @@
-"""The benchmark's collectors and items: ``cases/`` yields the selected suite, one item per case × provider
-(SPEC §1)."""
+"""The benchmark's collector and items: the selected suite, one item per case × provider (SPEC §1)."""
 
 from __future__ import annotations
 
@@ -9,7 +8,6 @@ import pytest
 from lexbench.answer import ErrorType, ProviderResult
 from lexbench.dataset.case import Case
 from lexbench.dataset.suite import Suite
-from lexbench.errors import LexbenchError
 from lexbench.plugin.state import STATE
 from lexbench.providers import call_provider
 from lexbench.run.row import junit_properties
@@ -18,18 +16,6 @@ from lexbench.verdict import Outcome, Verdict
 
 BACKSTOP_MARGIN = 30.0
 """pytest-timeout's per-item backstop sits this many seconds above the provider's own deadline."""
-
-
-class BenchmarkDirectory(pytest.Directory):
-    """``cases/``: yields the selected suite (not the directory's files)."""
-
-    def collect(self):  # type: ignore[no-untyped-def]
-        state = self.config.stash[STATE]
-        try:
-            suite = state.get_suite()
-        except LexbenchError as exc:
-            raise pytest.UsageError(f"--suite: {exc}") from None
-        yield SuiteCollector.from_parent(self, name=suite.id, suite=suite)
 
 
 class SuiteCollector(pytest.Collector):
@@ -43,7 +29,13 @@ class SuiteCollector(pytest.Collector):
         state = self.config.stash[STATE]
         for case in self.suite.cases:
             for provider_name in state.provider_names:
-                yield CaseItem.from_parent(self, name=f"{case.id}[{provider_name}]", case=case, provider_name=provider_name)
+                yield CaseItem.from_parent(self, name=item_name(case, provider_name), case=case,
+                                           provider_name=provider_name)
+
+
+def item_name(case: Case, provider_name: str) -> str:
+    """The item's name, the last part of its node id: ``<case-id>[<provider>]``."""
+    return f"{case.id}[{provider_name}]"
 
 
 class VerdictFailure(Exception):

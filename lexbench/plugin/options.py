@@ -12,6 +12,11 @@ from lexbench.providers.policy import DEFAULT_RETRIES, DEFAULT_TIMEOUT_S
 def pytest_addoption(parser: pytest.Parser) -> None:
     """``pytest_addoption``: the benchmark's command-line options."""
     group = parser.getgroup("lexbench", "lexbench benchmark")
+    group.addoption("--lexbench", action="store_true", default=False,
+                    help="run the benchmark: the selected suite x providers as test items (off by default, so an "
+                         "unrelated test run is unchanged; the ini switch is `lexbench = true`)")
+    parser.addini("lexbench", type="bool", default=False,
+                  help="run the benchmark in every session of this project (as --lexbench does)")
     group.addoption("--suite", default="demo", help="suite name under cases/ or path of a suite directory (default: demo)")
     group.addoption("--providers", default=None,
                     help=f"comma-separated provider names from the configuration, or '{CONFIGURED}' for its "

@@ -9,7 +9,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from lexbench.dataset.case import Case
-from lexbench.dataset.suite import Suite, load_suite
+from lexbench.dataset.suite import CASES_ROOT, Suite, load_suite
 from lexbench.errors import LexbenchError
 from lexbench.providers import PROVIDER_TYPES, Provider, ProviderConfig, ProviderSpec, RuntimePolicy, build_provider, default_config, load_config
 from lexbench.providers.credentials import Redactor
@@ -138,13 +138,31 @@ STATE = pytest.StashKey[BenchState]()
 
 
 def benchmark_requested(config: pytest.Config) -> bool:
-    cases_dir = (config.rootpath / "cases").resolve()
+    """Whether this session runs the benchmark: ``--lexbench``, ``lexbench = true`` in the ini file, or a
+    collection argument inside lexbench's own ``cases/`` directory (a checkout's ``pytest --suite=demo``
+    from its root, where pyproject ``testpaths`` is ``cases``). A ``cases/`` directory of another project
+    never switches it on."""
+    if config.getoption("lexbench") or config.getini("lexbench"):
+        return True
+    cases_dir = CASES_ROOT.resolve()
     for arg in config.args:
         path = Path(arg.split("::", 1)[0])
         path = (path if path.is_absolute() else config.invocation_params.dir / path).resolve()
         if path == cases_dir or cases_dir in path.parents:
             return True
     return False
+
+
+IDLE_CHECKED = {"suite": "--suite", "providers": "--providers", "provider_config": "--provider-config",
+                "run_dir": "--run-dir", "live": "--live", "replay_public_url": "--replay-public-url",
+                "resume": "--resume", "shard": "--shard", "measure_only": "--measure-only", "certified": "--certified"}
+"""The options that only mean something to the benchmark (by ``dest``), named as the user types them."""
+
+
+def idle_options(config: pytest.Config) -> list[str]:
+    """The benchmark's options given on the command line of a session whose benchmark is off."""
+    return [flag for dest, flag in IDLE_CHECKED.items()
+            if config.getoption(dest) not in (None, False, "demo")]
 
 
 def provider_config_of(config: pytest.Config) -> tuple[ProviderConfig, Path | None]:
