@@ -42,7 +42,7 @@ from lexbench.plugin.writer import RunWriter
 from lexbench.providers.policy import declared_family
 from lexbench.replay import check_public_base_url, new_run_prefix, served_fetches_url
 from lexbench.run.planning import expand_gateway_specs, planned_worker_cpus, worker_cpu
-from lexbench.run.session import RunRequest, RunSession
+from lexbench.run.session import RunRequest, RunSession, configuration_sha256_of, planned_run
 from lexbench.shard import Shard
 
 __all__ = ["BACKSTOP_MARGIN", "STATE", "BenchState", "CaseItem", "RunWriter", "SuiteCollector",
@@ -105,8 +105,10 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def _open_run(state: BenchState, suite: Suite) -> None:
-    """Open the session's run (:meth:`lexbench.run.session.RunSession.open`) from the options; its
-    refusal — another session holding the directory included — is a usage error before any item runs."""
+    """Decide the session's run from the options. A resumed or certified run is opened now
+    (:meth:`lexbench.run.session.RunSession.open`); a new one gets its directory's path, checked, and is
+    created by :func:`_start_run` when the first item is about to run, so ``--collect-only`` or a ``-k``
+    that selects nothing leaves no empty run directory. A refusal is a usage error before any item runs."""
     config = state.config
     if config.getoption("shard"):
         try:
@@ -122,11 +124,40 @@ def _open_run(state: BenchState, suite: Suite) -> None:
         keyword=config.getoption("keyword"), markexpr=config.getoption("markexpr"),
         workers=len(_gateway_specs(config)), worker_cpus=state.worker_cpus)
     try:
-        state.session = session = RunSession.open(request)
+        if request.resume or request.certified:
+            state.session = session = RunSession.open(request)
+            state.run_dir, state.completed = session.run_dir, session.completed
+        else:
+            state.pending = planned_run(request)
+            state.run_dir = Path(state.pending.run_dir)
     except RunError as exc:
         raise pytest.UsageError(str(exc)) from None
-    state.run_dir, state.completed = session.run_dir, session.completed
-    state.dataset_sha256, state.configuration_sha256 = session.dataset_sha256, session.configuration_sha256
+    state.dataset_sha256, state.configuration_sha256 = suite.dataset_sha256, configuration_sha256_of(request)
+
+
+def _start_run(config: pytest.Config) -> None:
+    """Create and open the planned run (see :func:`_open_run`) on the controller, once."""
+    state = config.stash.get(STATE, None)
+    if state is None or state.is_worker or state.session is not None or state.pending is None:
+        return
+    try:
+        state.session = RunSession.open(state.pending)
+    except RunError as exc:
+        raise pytest.UsageError(str(exc)) from None
+
+
+def _runs_items(config: pytest.Config) -> bool:
+    """Whether this session runs its selected items (not ``--collect-only``, ``--setup-plan`` ...)."""
+    return not any(getattr(config.option, name, False) for name in ("collectonly", "setupplan", "setuponly",
+                                                                      "showfixtures"))
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_node_collection_finished(node, ids) -> None:  # type: ignore[no-untyped-def]
+    """pytest-xdist's ``pytest_xdist_node_collection_finished`` (controller, before any item is
+    scheduled): a worker selected items, so the run starts."""
+    if ids:
+        _start_run(node.config)
 
 
 def _gateway_specs(config: pytest.Config) -> list[str]:
@@ -202,10 +233,10 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     the replay server's start) are paid before the first item rather than inside it: with ``-n 16``
     sixteen first items paid them at once."""
     state = session.config.stash.get(STATE, None)
-    option = session.config.option
-    if state is None or any(getattr(option, name, False) for name in ("collectonly", "setupplan", "setuponly",
-                                                                        "showfixtures")):
+    if state is None or not _runs_items(session.config):
         return
+    if session.items and not state.is_worker and getattr(session.config.option, "dist", "no") == "no":
+        _start_run(session.config)
     names = {item.provider_name for item in session.items if isinstance(item, CaseItem)}
     if not names:
         return

@@ -17,7 +17,7 @@ from lexbench.providers.guard import NetworkGuard
 from lexbench.replay import ReplayServer, public_url_for
 from lexbench.run.replay_check import replay_problem
 from lexbench.run.row import RowContext
-from lexbench.run.session import RunSession
+from lexbench.run.session import RunRequest, RunSession
 from lexbench.shard import Shard
 
 
@@ -31,7 +31,8 @@ class BenchState:
     specs: dict[str, ProviderSpec]
     policy: RuntimePolicy
     run_dir: Path | None = None
-    session: RunSession | None = None  # controller: the run it records (lexbench.run.session)
+    session: RunSession | None = None  # controller: the run it records (lexbench.run.session), once open
+    pending: RunRequest | None = None  # controller: a new run, planned, opened when its first item runs
     suite: Suite | None = None
     providers: dict[str, Provider] = field(default_factory=dict)
     replay: ReplayServer | None = None
