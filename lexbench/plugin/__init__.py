@@ -270,7 +270,7 @@ def pytest_make_collect_report(collector: pytest.Collector):  # type: ignore[no-
             suite = state.get_suite()
         except LexbenchError as exc:
             raise pytest.UsageError(f"--suite: {exc}") from None
-        report.result.append(SuiteCollector.from_parent(collector, name=suite.id, suite=suite))
+        report.result.append(SuiteCollector.for_session(collector, suite))
     return report
 
 

@@ -25,6 +25,12 @@ class SuiteCollector(pytest.Collector):
         super().__init__(**kwargs)
         self.suite = suite
 
+    @classmethod
+    def for_session(cls, session: pytest.Session, suite: Suite) -> SuiteCollector:
+        """The suite as a child of the session, with the node id ``<suite-id>`` (its items'
+        ``<suite-id>::<item name>``), whatever directory pytest was started in."""
+        return cls.from_parent(session, name=suite.id, nodeid=suite.id, suite=suite)
+
     def collect(self):  # type: ignore[no-untyped-def]
         state = self.config.stash[STATE]
         for case in self.suite.cases:
