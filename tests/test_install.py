@@ -101,3 +101,20 @@ def test_the_benchmark_is_collected_from_the_tests_directory_when_switched_on():
                         "test_shard.py")
     assert result.returncode == 0, result.stdout + result.stderr
     assert "demo::article-001-en-carrick-tidal-array[reference-echo]" in result.stdout
+
+
+def test_the_wheel_ships_every_file_of_every_committed_suite():
+    """pyproject's package data names the shipped files by pattern: a suite or binding added to ``cases/``
+    without a pattern that ships it would be missing from the installed package."""
+    import tomllib
+
+    patterns = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]
+    cases = REPO / "cases"
+    shipped = {path for pattern in patterns["lexbench._shipped.cases"] for path in cases.glob(pattern)
+               if path.is_file()}
+    suites = [path for path in cases.iterdir() if path.is_dir() and path.name != "gold"]
+    assert {path.name for path in suites} >= {"demo", "articles"}
+    unshipped = sorted(str(path.relative_to(cases)) for suite in suites for path in suite.rglob("*")
+                       if path.is_file() and path not in shipped)
+    assert unshipped == []
+    assert cases / "registry.json" in shipped
