@@ -1,7 +1,8 @@
 # lexbench: two commands set everything up on a fresh machine with Python 3.11.
 #   make bench   run the real suite (articles) x default local providers, print the leaderboard; without
 #                its evidence (.evidence/articles, or fetched from ../shared/corpus) the demo suite, with a note
-#   make test    run the harness's own tests and the golden snapshots
+#   make test    run the harness's own tests and the golden snapshots, then make package-check
+#   make package-check  build the wheel, install it in a fresh venv outside the checkout, run the demo there
 #   make test-fast  the same without the tests marked slow (no process or server started): the quick loop
 #   make perf    print the performance figures (issue 10) with their targets; exit 1 when one is missed
 PYTHON ?= python3
@@ -20,7 +21,7 @@ ifndef KEEP_PYTHONDONTWRITEBYTECODE
 unexport PYTHONDONTWRITEBYTECODE
 endif
 
-.PHONY: bench test test-fast check perf setup workers crawl4ai corpus-suites bench-corpus clean
+.PHONY: bench test test-fast package-check check perf setup workers crawl4ai corpus-suites bench-corpus clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -70,6 +71,12 @@ TEST_RUN = start=$$(date +%s); $(PY) -m pytest tests golden -n $(WORKERS) -q $(1
 
 test: $(STAMP) workers
 	@$(call TEST_RUN,,test)
+	@$(MAKE) --no-print-directory package-check
+
+# The wheel as a user gets it: built, installed into a fresh venv outside the checkout, the demo suite and
+# a user's test file (examples/) run there. Needs the package registry (or pip's cache), nothing else.
+package-check: $(STAMP)
+	@bash tools/package_check.sh $(PY)
 
 test-fast: $(STAMP)
 	@$(call TEST_RUN,-m "not slow",test-fast)

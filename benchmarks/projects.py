@@ -80,11 +80,9 @@ def write_bench_project(root: Path, providers: dict[str, dict]) -> Path:
     types (``benchmarks.bench_providers``) and ``providers.json`` naming ``providers`` = {name: spec}
     (spec: ``type`` and optional ``options``), all selected by default. Returns ``root``."""
     root.mkdir(parents=True, exist_ok=True)
-    (root / "cases").mkdir(exist_ok=True)
-    (root / "pytest.ini").write_text("[pytest]\ntestpaths = cases\naddopts = -p no:cacheprovider\n")
+    (root / "pytest.ini").write_text("[pytest]\nlexbench = true\naddopts = -p no:cacheprovider\n")
     (root / "conftest.py").write_text(
-        "import benchmarks.bench_providers  # registers the benchmark provider types in every process\n\n"
-        'pytest_plugins = ["lexbench.plugin"]\n')
+        "import benchmarks.bench_providers  # registers the benchmark provider types in every process\n")
     config = {
         "schema_version": 1,
         "default_providers": list(providers),

@@ -7,7 +7,9 @@ import os
 
 from hypothesis import settings
 
-pytest_plugins = ["pytester", "tests.slow_guard"]
+HARNESS_PLUGINS = ("pytester", "tests.slow_guard")
+"""Registered from :func:`pytest_configure`, not ``pytest_plugins``: pytest refuses ``pytest_plugins`` in
+a conftest below its rootdir, which this one is when pytest starts above the checkout."""
 
 # Modest example counts keep `make test` fast; HYPOTHESIS_PROFILE=lexbench-thorough fuzzes for longer.
 # No deadline: example times swing with machine load, and the properties are about results, not speed.
@@ -20,7 +22,10 @@ FIGURE = "lexbench.figure"
 
 
 def pytest_configure(config) -> None:  # type: ignore[no-untyped-def]
-    """``pytest_configure``: register the reliability tests' ``attack`` marker and the ``slow`` marker."""
+    """``pytest_configure``: load pytester and the slow guard; register the reliability tests' ``attack``
+    marker and the ``slow`` marker."""
+    for name in HARNESS_PLUGINS:
+        config.pluginmanager.import_plugin(name)
     config.addinivalue_line("markers", "attack(item): an attack of issue 19's item N, refused by its protection")
     config.addinivalue_line("markers", "slow: starts a process or a server (tests/slow_guard.py checks it) or "
                             "takes minutes; make test runs it, make test-fast (-m 'not slow') leaves it out")

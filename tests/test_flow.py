@@ -6,6 +6,7 @@ is the package's ``__init__`` only):
 ====  ================  ==========================================================================
   0   leaves            ``lexbench`` ``errors`` ``jsonfile`` ``charsets`` ``answer`` ``verdict``
                         ``text`` (the text normal form the dataset and the scorer share)
+                        ``resources`` (where the suites, workers and schemas are: checkout or wheel)
   1   dataset           ``lexbench.dataset`` (cases, cohort, compile, bindings, checks, suite, ...)
   2   replay/providers  ``replay``, ``lexbench.providers``
   3   scoring           ``lexbench.scoring``
@@ -39,7 +40,7 @@ PACKAGE = ROOT / "lexbench"
 
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("leaves", ("lexbench", "lexbench.errors", "lexbench.jsonfile", "lexbench.charsets", "lexbench.answer",
-                "lexbench.verdict", "lexbench.text")),
+                "lexbench.verdict", "lexbench.text", "lexbench.resources")),
     ("dataset", ("lexbench.dataset",)),
     ("replay/providers", ("lexbench.replay", "lexbench.providers")),
     ("scoring", ("lexbench.scoring",)),

@@ -69,7 +69,7 @@ def test_an_imported_suite_already_there_is_named(tmp_path, monkeypatch):
 @pytest.fixture
 def project(pytester):
     pytester.makeconftest('pytest_plugins = ["lexbench.plugin"]')
-    pytester.makeini("[pytest]\ntestpaths = cases\naddopts = -p no:cacheprovider\n")
+    pytester.makeini("[pytest]\nlexbench = true\naddopts = -p no:cacheprovider\n")
     (pytester.path / "cases").mkdir()
     return pytester
 

@@ -23,7 +23,7 @@ UNIT = re.compile(r"(outcome|call_ok|latency_s|content_chars|[a-z_]+_share|regio
 @pytest.mark.slow  # runs the benchmark in a pytest subprocess
 def test_junit_xml_validates_against_the_xunit2_schema_and_junitparser_reads_every_figure(pytester):
     pytester.makeconftest('pytest_plugins = ["lexbench.plugin"]')
-    pytester.makeini("[pytest]\ntestpaths = cases\naddopts = -p no:cacheprovider\n")  # junit_family unset: xunit2
+    pytester.makeini("[pytest]\nlexbench = true\naddopts = -p no:cacheprovider\n")  # junit_family unset: xunit2
     (pytester.path / "cases").mkdir()
     suite = write_suite(pytester.path / "suite", ARTICLES)
     xml_path = pytester.path / "out.xml"

@@ -68,7 +68,7 @@ def live_bench(pytester, monkeypatch):
     monkeypatch.setitem(PROVIDER_TYPES._entries, Counting.type_name, Counting)
     monkeypatch.setattr(Counting, "calls", [])
     pytester.makeconftest('pytest_plugins = ["lexbench.plugin"]')
-    pytester.makeini("[pytest]\ntestpaths = cases\naddopts = -p no:cacheprovider\n")
+    pytester.makeini("[pytest]\nlexbench = true\naddopts = -p no:cacheprovider\n")
     (pytester.path / "cases").mkdir()
     config = pytester.path / "providers.json"
     config.write_text(json.dumps({"schema_version": 1, "default_providers": ["counting"],

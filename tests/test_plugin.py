@@ -10,10 +10,8 @@ from tests.suite_factory import ARTICLES, write_suite
 
 @pytest.fixture
 def bench(pytester):
-    """A project directory with the plugin loaded, a cases/ directory and a two-case suite."""
-    pytester.makeconftest('pytest_plugins = ["lexbench.plugin"]')
-    pytester.makeini("[pytest]\ntestpaths = cases\naddopts = -p no:cacheprovider\n")
-    (pytester.path / "cases").mkdir()
+    """A project directory with the benchmark switched on (ini) and a two-case suite."""
+    pytester.makeini("[pytest]\nlexbench = true\naddopts = -p no:cacheprovider\n")
     suite = write_suite(pytester.path / "suite", ARTICLES)
     return pytester, suite
 
@@ -87,7 +85,6 @@ def test_parallel_run_records_the_same_rows(bench, tmp_path_factory):
 
 
 _AFFINITY = '''
-pytest_plugins = ["lexbench.plugin"]
 import json, os
 from lexbench.providers.extraction import ExtractionWorker
 def pytest_runtest_teardown(item):
@@ -167,7 +164,6 @@ def test_unresolvable_is_a_skip_with_reason(bench, monkeypatch):
     pytester, suite = bench
     # A provider pointed at a dead replay server: infrastructure, not the method -> unresolvable.
     pytester.makeconftest(
-        'pytest_plugins = ["lexbench.plugin"]\n'
         "import lexbench.plugin as p\n"
         "def _broken(self, case):\n"
         "    raise OSError('address already in use')\n"
@@ -201,7 +197,6 @@ def test_tampered_capture_stops_before_any_provider_call(bench):
 
 
 _OBSERVER = '''
-pytest_plugins = ["lexbench.plugin"]
 import gc, json, os
 from lexbench.plugin import STATE
 SEEN = {}
@@ -269,9 +264,7 @@ def test_the_replay_server_is_probed_only_after_a_failed_call_until_it_answers_a
 
 @pytest.mark.slow
 def test_boilerplate_probes_are_counted_per_answer_and_reported(pytester):
-    pytester.makeconftest('pytest_plugins = ["lexbench.plugin"]')
-    pytester.makeini("[pytest]\ntestpaths = cases\naddopts = -p no:cacheprovider\n")
-    (pytester.path / "cases").mkdir()
+    pytester.makeini("[pytest]\nlexbench = true\naddopts = -p no:cacheprovider\n")
     probed = {**ARTICLES[0], "probes": {"with": ["four tidal turbines"],
                                         "without": ["Privacy policy", "Another story entirely", "Subscribe today"]}}
     suite = write_suite(pytester.path / "suite", [probed, ARTICLES[1]])

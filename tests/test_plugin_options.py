@@ -24,7 +24,7 @@ def project(pytester):
 
 def _run(pytester, ini: str, *args: str):  # type: ignore[no-untyped-def]
     ini_path = pytester.path / "conf" / "pytest.ini"
-    ini_path.write_text("[pytest]\naddopts = -p no:cacheprovider -p lexbench.plugin\n" + ini)
+    ini_path.write_text("[pytest]\nlexbench = true\naddopts = -p no:cacheprovider\n" + ini)
     return pytester.runpytest("-c", str(ini_path), f"--rootdir={pytester.path}", "cases", *args)
 
 

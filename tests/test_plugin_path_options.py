@@ -28,7 +28,7 @@ def outside(tmp_path_factory):
 
 @pytest.fixture
 def project(pytester):
-    pytester.makeini("[pytest]\ntestpaths = cases\naddopts = -p no:cacheprovider\n")
+    pytester.makeini("[pytest]\nlexbench = true\naddopts = -p no:cacheprovider\n")
     (pytester.path / "cases").mkdir()
     return pytester
 

@@ -27,7 +27,7 @@ def project(pytester):
         "def pytest_runtest_setup(item):\n"
         f"    if item.name == {CRASHED!r} and (item.config.rootpath / 'crash').exists():\n"
         "        raise RuntimeError('the worker died')\n")
-    pytester.makeini("[pytest]\ntestpaths = cases\n")
+    pytester.makeini("[pytest]\nlexbench = true\n")
     (pytester.path / "cases").mkdir()
     (pytester.path / "crash").touch()
     suite = write_suite(pytester.path / "suite", ARTICLES)
@@ -53,7 +53,7 @@ def test_lf_reruns_exactly_the_failed_and_crashed_items_and_the_record_says_so(p
     (pytester.path / "crash").unlink()
 
     shown = pytester.runpytest("--cache-show", "cache/lastfailed").stdout.str()
-    assert all(f"cases::{item}" in shown for item in FAILED)
+    assert all(f"lexbench::{item}" in shown for item in FAILED)
 
     result = pytester.runpytest(*args, "--run-dir=rerun", "--lf")
     result.assert_outcomes(passed=1, failed=2, deselected=3)

@@ -16,7 +16,7 @@ EXAMPLE_CONFIG = "providers/providers.example.json"
 @pytest.fixture
 def project(pytester):
     pytester.makeconftest('pytest_plugins = ["lexbench.plugin"]')
-    pytester.makeini("[pytest]\ntestpaths = cases\naddopts = -p no:cacheprovider\n")
+    pytester.makeini("[pytest]\nlexbench = true\naddopts = -p no:cacheprovider\n")
     (pytester.path / "cases").mkdir()
     return pytester
 
@@ -24,7 +24,7 @@ def project(pytester):
 def _selected(pytester, *args: str) -> list[str]:  # type: ignore[no-untyped-def]
     result = pytester.runpytest("--collect-only", "-q", f"--run-dir={pytester.path / 'r'}", *args)
     assert result.ret == pytest.ExitCode.OK, result.stdout.str()[-2000:]
-    return [line for line in result.outlines if line.startswith("cases::")]
+    return [line for line in result.outlines if line.startswith("lexbench::")]
 
 
 @pytest.mark.slow
@@ -34,7 +34,7 @@ def test_a_suite_named_like_a_provider_is_not_selected_by_its_name(project):
     every = _selected(project, f"--suite={suite}", providers)
     assert len(every) == 6 and all("::readability::" not in node for node in every)
     selected = _selected(project, f"--suite={suite}", providers, "-k", "readability")
-    assert selected == ["cases::article-001-en-tides[readability]", "cases::article-002-en-orchard[readability]"]
+    assert selected == ["lexbench::article-001-en-tides[readability]", "lexbench::article-002-en-orchard[readability]"]
 
 
 @pytest.mark.slow

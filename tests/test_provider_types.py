@@ -114,8 +114,9 @@ def pytest_lexbench_provider_types():
     return [Echoes]
 ''')
     config = provider_config(project.path / "providers.json", "echoes")
-    result = project.runpytest(f"--provider-config={config}", "--providers=mine", "--collect-only")
-    assert result.ret == pytest.ExitCode.NO_TESTS_COLLECTED, result.stderr.str()
+    result = project.runpytest("--lexbench", f"--provider-config={config}", "--providers=mine", "--collect-only")
+    assert result.ret == pytest.ExitCode.OK, result.stderr.str()
+    assert "15 tests collected" in result.stdout.str() and "sella-bar-tides[mine]>" in result.stdout.str()
     assert "echoes" not in PROVIDER_TYPES  # removed again when the session ended
 
 
@@ -134,7 +135,7 @@ class Clash(Provider):
 def pytest_lexbench_provider_types():
     return {returned}
 ''')
-    result = project.runpytest("--collect-only")
+    result = project.runpytest("--lexbench", "--collect-only")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert message in result.stderr.str()
 
@@ -142,7 +143,7 @@ def pytest_lexbench_provider_types():
 def test_an_unknown_type_lists_the_known_ones_and_where_types_come_from(project):
     project.makeconftest('pytest_plugins = ["lexbench.plugin"]')
     config = provider_config(project.path / "providers.json", "echoes")
-    result = project.runpytest(f"--provider-config={config}", "--collect-only")
+    result = project.runpytest("--lexbench", f"--provider-config={config}", "--collect-only")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     error = result.stderr.str().replace("\n", " ")
     assert "provider 'mine': unknown type 'echoes'; known types: brightdata-unlocker," in error
@@ -163,7 +164,7 @@ def test_an_installed_distributions_type_runs_by_name_from_a_configuration(proje
     config = provider_config(project.path / "providers.json", "echoes", name="acme")
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(target), os.environ.get("PYTHONPATH")])))
     run_dir = project.path / "run"
-    result = project.runpytest_subprocess("cases", f"--provider-config={config}", "--providers=acme", "-k", "carrick",
+    result = project.runpytest_subprocess("--lexbench", f"--provider-config={config}", "--providers=acme", "-k", "carrick",
                                           f"--run-dir={run_dir}")
     result.assert_outcomes(passed=1, deselected=14)
     [row] = [json.loads(line) for line in (run_dir / "results.jsonl").read_text().splitlines()]

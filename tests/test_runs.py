@@ -21,7 +21,7 @@ pytestmark = pytest.mark.slow  # starts processes or servers: make test-fast lea
 REPORTS = ("report.md", "report.html", "report.json")
 # Sixteen articles: enough items that a run can be killed half-way.
 MANY = [dict(a, slug=f"{a['slug']}{i}", title=f"{a['title']} {i}") for i in range(8) for a in ARTICLES]
-SLOW_ECHO = '''pytest_plugins = ["lexbench.plugin"]
+SLOW_ECHO = '''
 import time
 from lexbench.providers.local import ReferenceEcho
 
@@ -44,9 +44,7 @@ lexbench.record.code_state = lambda *args, **kwargs: {"git": {"commit": "0" * 40
 
 @pytest.fixture
 def project(pytester):
-    pytester.makeconftest('pytest_plugins = ["lexbench.plugin"]')
-    pytester.makeini("[pytest]\ntestpaths = cases\naddopts = -p no:cacheprovider\n")
-    (pytester.path / "cases").mkdir()
+    pytester.makeini("[pytest]\nlexbench = true\naddopts = -p no:cacheprovider\n")
     return pytester
 
 
@@ -170,7 +168,7 @@ def test_measure_only_keeps_scored_evidence_without_a_report(project, tmp_path_f
 
 
 def test_certified_runs_check_their_requirements_and_say_so(project, tmp_path_factory):
-    project.makeconftest('pytest_plugins = ["lexbench.plugin"]\n' + CLEAN_CODE)
+    project.makeconftest(CLEAN_CODE)
     suite = write_suite(project.path / "suite", ARTICLES)
     runs = tmp_path_factory.mktemp("runs")
     result = project.runpytest_subprocess(f"--suite={suite}", f"--run-dir={runs / 'a'}", "--certified",

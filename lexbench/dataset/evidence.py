@@ -48,7 +48,7 @@ from typing import Any
 from lexbench.dataset.bindings import DATASET_NAME, SOURCE_INPUTS_NAME
 from lexbench.dataset.compile import compile_articles, load_rules, sha256_bytes, write_new
 from lexbench.dataset.importers.reviewed import capture_spec, derive_capture, derive_reference
-from lexbench.dataset.suite import CASES_ROOT
+from lexbench.resources import data_root
 from lexbench.errors import EvidenceError, LexbenchError
 from lexbench.jsonfile import InvalidJson, read_json
 
@@ -198,8 +198,8 @@ def _gunzip(data: bytes, where: str) -> bytes:
 
 
 def repository_root() -> Path:
-    """The repository this package is installed from (the parent of ``cases/``)."""
-    return CASES_ROOT.parent
+    """The checkout this package runs from, or (installed from a wheel) the current directory."""
+    return data_root()
 
 
 def default_into(suite: str) -> Path:

@@ -21,8 +21,9 @@ from pydantic import BaseModel
 from lexbench.dataset.case import Rules
 from lexbench.dataset.cohort import Cohort
 from lexbench.dataset.compile import dump_json
+from lexbench.resources import shipped_dir
 
-SCHEMA_DIR = Path(__file__).resolve().parents[2] / "schemas"
+SCHEMA_DIR = shipped_dir("schemas")
 """The repository's ``schemas/`` directory."""
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
 SCHEMAS: dict[str, type[BaseModel]] = {"rules.schema.json": Rules, "cohort.schema.json": Cohort}

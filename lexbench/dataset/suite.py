@@ -37,9 +37,10 @@ from lexbench.dataset.compile import (
 )
 from lexbench.errors import BindingError, RulesError
 from lexbench.jsonfile import read_json
+from lexbench.resources import data_root, shipped_dir
 
-CASES_ROOT = Path(__file__).resolve().parents[2] / "cases"
-"""The repository's ``cases/`` directory (committed suites)."""
+CASES_ROOT = shipped_dir("cases")
+"""The committed suites: the checkout's ``cases/`` directory, or the copy installed with the package."""
 SOURCES_NAME = "sources.json"
 
 
@@ -54,7 +55,7 @@ def input_dir(root: Path, cases_root: Path = CASES_ROOT) -> Path:
     external-evidence suite ``<repository root>/.evidence/<suite>`` (``cases_root``'s parent is the
     repository root). A suite directory elsewhere is its own input directory."""
     if is_external(root) and is_committed(root, cases_root):
-        return cases_root.parent / ".evidence" / root.name
+        return (cases_root.parent if cases_root != CASES_ROOT else data_root()) / ".evidence" / root.name
     return root
 
 

@@ -4,9 +4,17 @@ Hooks only wire the pipeline together: suite loading (:mod:`lexbench.dataset.sui
 call (:mod:`lexbench.providers`), scoring (:mod:`lexbench.scoring`) and the run engine
 (:mod:`lexbench.run`: the run directory, its rows, manifest and reports, without pytest).
 
-Collection: the repository's ``cases/`` directory (pyproject ``testpaths``) is collected as the
-benchmark: the ``--suite``'s items, named ``<case-id>[<provider>]`` (:func:`lexbench.record.item_id`), node ids
-``cases::<case-id>[<provider>]``.
+Activation: the plugin loads in every project where lexbench is installed (the ``pytest11`` entry
+point) and stays idle — no item, no run directory, no output — unless the benchmark is switched on:
+``--lexbench``, ``lexbench = true`` in the ini file, or, in lexbench's own checkout, collecting its
+``cases/`` directory (pyproject ``testpaths``: ``pytest --suite=demo`` from the checkout's root).
+
+Collection: the session gets one more child beside what its arguments collect, a
+:class:`SuiteCollector` named ``lexbench`` holding the ``--suite``'s items named ``<case-id>[<provider>]``
+(:func:`lexbench.record.item_id`), node ids ``lexbench::<case-id>[<provider>]``: the benchmark needs no
+directory of its own in the project and is collected from any directory. The suite id is in no node
+name, because ``-k`` matches every node name and a suite id may be a provider's (the imported mozilla
+suite is ``readability``); the report header names the suite.
 Outcomes: pass → passed; fail → failed with the verdict's explanation (no traceback);
 unresolvable → skipped with its reason. Results reach the controller through each report's
 ``lexbench_row`` attribute, which pytest-xdist serialises with the report, so ``-n 0`` and
@@ -34,19 +42,21 @@ from lexbench.plugin.fixtures import (
     NAME_MARK, attach_test_row, case_of_test, check_test_providers, fetch_timeout, lexbench_case, lexbench_provider,
     lexbench_run, mark_call_start, parametrize_cases, provider_of_test, register_conftest_types,
 )
-from lexbench.plugin.items import BACKSTOP_MARGIN, BenchmarkDirectory, CaseItem, VerdictFailure
+from lexbench.plugin.items import BACKSTOP_MARGIN, CaseItem, SuiteCollector, VerdictFailure
 from lexbench.plugin.options import misrooted_path_option, option_value, pytest_addoption, resolve_options
-from lexbench.plugin.state import STATE, BenchState, benchmark_requested, provider_config_of, runtime_policy_of
+from lexbench.plugin.state import (
+    STATE, BenchState, benchmark_requested, idle_options, provider_config_of, runtime_policy_of,
+)
 from lexbench.plugin.writer import RunWriter
 from lexbench.providers.policy import declared_family
 from lexbench.record import item_id
 from lexbench.replay import new_run_prefix, served_fetches_url
 from lexbench.run.live import live_refusal
 from lexbench.run.planning import expand_gateway_specs, planned_worker_cpus, worker_cpu
-from lexbench.run.session import RunRequest, RunSession
+from lexbench.run.session import RunRequest, RunSession, configuration_sha256_of, planned_run
 from lexbench.shard import Shard
 
-__all__ = ["BACKSTOP_MARGIN", "STATE", "BenchState", "BenchmarkDirectory", "CaseItem", "RunWriter", "VerdictFailure",
+__all__ = ["BACKSTOP_MARGIN", "STATE", "BenchState", "CaseItem", "RunWriter", "SuiteCollector", "VerdictFailure",
            "fetch_timeout", "lexbench_case", "lexbench_provider", "lexbench_run", "pytest_addoption"]
 
 
@@ -67,8 +77,16 @@ def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """``pytest_configure``: load the provider configuration and validate the selection; on the
-    controller, open the run directory."""
+    """``pytest_configure``: when the benchmark is switched on, load the provider configuration and
+    validate the selection; on the controller, open the run directory. Switched off, refuse the
+    benchmark's options (they would be silently ignored) and do nothing else."""
+    workerinput = getattr(config, "workerinput", None)
+    if not (workerinput.get("lexbench_enabled") if workerinput is not None else benchmark_requested(config)):
+        given = idle_options(config)
+        if given and workerinput is None:
+            raise pytest.UsageError(f"{', '.join(given)}: the lexbench benchmark is off in this session; switch it "
+                                    "on with --lexbench (or `lexbench = true` in the ini file)")
+        return
     config.addinivalue_line("markers", "control: a control provider item (scorer sanity check)")
     resolve_options(config)  # a bad value, from the command line or the ini file, stops the session here
     config.addinivalue_line("markers", f"{NAME_MARK}(name): the provider name a test on the lexbench_case "
@@ -99,9 +117,7 @@ def pytest_configure(config: pytest.Config) -> None:
             except OSError:
                 pass  # the CPU left the allowed set since the controller looked: run unpinned
         return
-    state.enabled = benchmark_requested(config)
-    if not state.enabled:
-        return
+    state.enabled = True
     state.replay_prefix = new_run_prefix()
     public = option_value(config, "replay_public_url")
     if public is not None and state.live:
@@ -123,8 +139,10 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def _open_run(state: BenchState, suite: Suite) -> None:
-    """Open the session's run (:meth:`lexbench.run.session.RunSession.open`) from the options; its
-    refusal — another session holding the directory included — is a usage error before any item runs."""
+    """Decide the session's run from the options. A resumed or certified run is opened now
+    (:meth:`lexbench.run.session.RunSession.open`); a new one gets its directory's path, checked, and is
+    created by :func:`_start_run` when the first item is about to run, so ``--collect-only`` or a ``-k``
+    that selects nothing leaves no empty run directory. A refusal is a usage error before any item runs."""
     config = state.config
     if option_value(config, "shard"):
         try:
@@ -141,11 +159,40 @@ def _open_run(state: BenchState, suite: Suite) -> None:
         keyword=config.getoption("keyword"), markexpr=config.getoption("markexpr"),
         workers=len(_gateway_specs(config)), worker_cpus=state.worker_cpus)
     try:
-        state.session = session = RunSession.open(request)
+        if request.resume or request.certified:
+            state.session = session = RunSession.open(request)
+            state.run_dir, state.completed = session.run_dir, session.completed
+        else:
+            state.pending = planned_run(request)
+            state.run_dir = Path(state.pending.run_dir)
     except RunError as exc:
         raise pytest.UsageError(str(exc)) from None
-    state.run_dir, state.completed = session.run_dir, session.completed
-    state.dataset_sha256, state.configuration_sha256 = session.dataset_sha256, session.configuration_sha256
+    state.dataset_sha256, state.configuration_sha256 = suite.dataset_sha256, configuration_sha256_of(request)
+
+
+def _start_run(config: pytest.Config) -> None:
+    """Create and open the planned run (see :func:`_open_run`) on the controller, once."""
+    state = config.stash.get(STATE, None)
+    if state is None or state.is_worker or state.session is not None or state.pending is None:
+        return
+    try:
+        state.session = RunSession.open(state.pending)
+    except RunError as exc:
+        raise pytest.UsageError(str(exc)) from None
+
+
+def _runs_items(config: pytest.Config) -> bool:
+    """Whether this session runs its selected items (not ``--collect-only``, ``--setup-plan`` ...)."""
+    return not any(getattr(config.option, name, False) for name in ("collectonly", "setupplan", "setuponly",
+                                                                      "showfixtures"))
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_node_collection_finished(node, ids) -> None:  # type: ignore[no-untyped-def]
+    """pytest-xdist's ``pytest_xdist_node_collection_finished`` (controller, before any item is
+    scheduled): a worker selected items, so the run starts."""
+    if ids:
+        _start_run(node.config)
 
 
 def _gateway_specs(config: pytest.Config) -> list[str]:
@@ -166,7 +213,10 @@ def _planned_worker_cpus(config: pytest.Config, state: BenchState) -> list[int] 
 def pytest_configure_node(node) -> None:  # type: ignore[no-untyped-def]
     """pytest-xdist's ``pytest_configure_node``: tell each worker where the run directory is, and which
     CPU to keep to (see :func:`~lexbench.providers.policy.worker_cpus`)."""
-    state = node.config.stash[STATE]
+    state = node.config.stash.get(STATE, None)
+    if state is None:
+        return
+    node.workerinput["lexbench_enabled"] = True
     node.workerinput["lexbench_cpu"] = worker_cpu(state.worker_cpus, node.gateway.id)
     node.workerinput["lexbench_run_dir"] = str(state.run_dir) if state.run_dir else ""
     node.workerinput["lexbench_provider_config"] = str(state.provider_config_path) if state.provider_config_path else ""
@@ -228,10 +278,10 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     the replay server's start) are paid before the first item rather than inside it: with ``-n 16``
     sixteen first items paid them at once."""
     state = session.config.stash.get(STATE, None)
-    option = session.config.option
-    if state is None or any(getattr(option, name, False) for name in ("collectonly", "setupplan", "setuponly",
-                                                                        "showfixtures")):
+    if state is None or not _runs_items(session.config):
         return
+    if session.items and not state.is_worker and getattr(session.config.option, "dist", "no") == "no":
+        _start_run(session.config)
     names = {item.provider_name for item in session.items if isinstance(item, CaseItem)}
     if not names:
         return
@@ -266,12 +316,19 @@ def pytest_runtest_call(item: pytest.Item):  # type: ignore[no-untyped-def]
     return (yield)
 
 
-def pytest_collect_directory(path: Path, parent: pytest.Collector) -> pytest.Collector | None:
-    """``pytest_collect_directory``: the repository's ``cases/`` directory is the benchmark."""
-    if path.resolve() == (parent.config.rootpath / "cases").resolve():
-        return BenchmarkDirectory.from_parent(parent, path=path)
-    return None
-
+@pytest.hookimpl(wrapper=True)
+def pytest_make_collect_report(collector: pytest.Collector):  # type: ignore[no-untyped-def]
+    """``pytest_make_collect_report``: with the benchmark on, the session's children are what its
+    arguments collect plus the selected suite (:class:`SuiteCollector`), wherever pytest was started."""
+    report = yield
+    state = collector.config.stash.get(STATE, None)
+    if isinstance(collector, pytest.Session) and state is not None and report.passed:
+        try:
+            suite = state.get_suite()
+        except LexbenchError as exc:
+            raise pytest.UsageError(f"--suite: {exc}") from None
+        report.result.append(SuiteCollector.for_session(collector, suite))
+    return report
 
 
 @pytest.hookimpl(wrapper=True)

@@ -26,6 +26,7 @@ import pytest
 
 from lexbench.dataset.case import Case
 from lexbench.errors import ConfigError, LexbenchError
+from lexbench.plugin.options import option_value
 from lexbench.plugin.state import ACTIVATION_HINT, STATE, BenchState
 from lexbench.providers import PROVIDER_TYPES, Provider, register_provider_type
 from lexbench.providers.config import PROVIDER_NAME
@@ -46,8 +47,8 @@ _STARTED = pytest.StashKey[float]()
 
 
 def _enabled_state(config: pytest.Config) -> BenchState:
-    state = config.stash[STATE]
-    if not state.enabled:
+    state = config.stash.get(STATE, None)
+    if state is None or not state.enabled:
         pytest.skip(f"lexbench is off in this session: {ACTIVATION_HINT} to run and record this test")
     return state
 
@@ -80,7 +81,7 @@ def lexbench_case(request: pytest.FixtureRequest) -> CaseTarget:
 @pytest.fixture(scope="session")
 def fetch_timeout(pytestconfig: pytest.Config) -> float:
     """``--fetch-timeout``: the seconds one physical call may take (default 30)."""
-    return pytestconfig.stash[STATE].policy.timeout_s
+    return option_value(pytestconfig, "fetch_timeout")
 
 
 @pytest.fixture(scope="session")
@@ -89,7 +90,7 @@ def lexbench_provider(pytestconfig: pytest.Config) -> Callable[[str], Provider]:
     or not), built once per process on the shared HTTP boundary; call ``.fetch(lexbench_case.case,
     fetch_timeout, lexbench_case.url)`` for one physical call. Raises ``LookupError`` for a name the
     configuration does not define."""
-    state = pytestconfig.stash[STATE]
+    state = _enabled_state(pytestconfig)
 
     def build(name: str) -> Provider:
         try:
@@ -116,7 +117,10 @@ def parametrize_cases(metafunc: pytest.Metafunc) -> None:
     if CASE_FIXTURE not in metafunc.fixturenames:
         return
     try:
-        cases = metafunc.config.stash[STATE].get_suite().cases
+        state = metafunc.config.stash.get(STATE, None)
+        if state is None:
+            return  # the benchmark is off: the fixture skips the test with the way to switch it on
+        cases = state.get_suite().cases
     except LexbenchError as exc:
         raise pytest.UsageError(f"--suite: {exc}") from None
     metafunc.parametrize(CASE_FIXTURE, cases, ids=[case.id for case in cases], indirect=True)

@@ -1,5 +1,4 @@
-"""The benchmark's collectors and items: ``cases/`` yields the selected suite, one item per case × provider
-(SPEC §1)."""
+"""The benchmark's collector and items: the selected suite, one item per case × provider (SPEC §1)."""
 
 from __future__ import annotations
 
@@ -9,7 +8,6 @@ import pytest
 from lexbench.answer import CallAssessment, ErrorType, ProviderResult
 from lexbench.dataset.case import Case
 from lexbench.dataset.suite import Suite
-from lexbench.errors import LexbenchError
 from lexbench.plugin.state import STATE
 from lexbench.providers.credentials import Redactor
 from lexbench.providers.policy import call_and_assess
@@ -24,20 +22,28 @@ BACKSTOP_MARGIN = 30.0
 """pytest-timeout's per-item backstop sits this many seconds above the provider's own deadline."""
 
 
-class BenchmarkDirectory(pytest.Directory):
-    """``cases/``: yields the selected suite's items (not the directory's files), case by case, providers in
-    selection order. The suite is no node of its own: a node's name is matched by ``-k``, and a suite id may
-    be a provider's name (the imported mozilla suite is ``readability``); the report header names it."""
+class SuiteCollector(pytest.Collector):
+    """The selected suite as a child of the session: items ordered case by case, providers in selection
+    order. Its name is ``lexbench``, not the suite id: ``-k`` matches every node name, and a suite id may be
+    a provider's name (the imported mozilla suite is ``readability``); the report header names the suite."""
+
+    NAME = "lexbench"
+
+    def __init__(self, *, suite: Suite, **kwargs) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(**kwargs)
+        self.suite = suite
+
+    @classmethod
+    def for_session(cls, session: pytest.Session, suite: Suite) -> SuiteCollector:
+        """The suite as a child of the session, node id ``lexbench`` (its items' ``lexbench::<item name>``),
+        whatever directory pytest was started in."""
+        return cls.from_parent(session, name=cls.NAME, nodeid=cls.NAME, suite=suite)
 
     def collect(self):  # type: ignore[no-untyped-def]
         state = self.config.stash[STATE]
-        try:
-            suite = state.get_suite()
-        except LexbenchError as exc:
-            raise pytest.UsageError(f"--suite: {exc}") from None
-        for case in suite.cases:
+        for case in self.suite.cases:
             for provider_name in state.provider_names:
-                yield CaseItem.of(self, suite, case, provider_name)
+                yield CaseItem.of(self, self.suite, case, provider_name)
 
 
 class CaseItem(pytest.Item):

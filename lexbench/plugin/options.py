@@ -97,6 +97,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     """``pytest_addoption``: every option as a command-line flag and an ini key with the same help. Flags
     default to ``None`` so that :func:`resolve_options` can tell "not given" from a value."""
     group = parser.getgroup("lexbench", "lexbench benchmark")
+    group.addoption("--lexbench", action="store_true", default=False,
+                    help="run the benchmark: the selected suite x providers as test items (off by default, so an "
+                         "unrelated test run is unchanged; the ini switch is `lexbench = true`)")
+    parser.addini("lexbench", type="bool", default=False,
+                  help="run the benchmark in every session of this project (as --lexbench does)")
     for option in OPTIONS:
         if option.kind == "flag":
             group.addoption(option.flag, dest=option.name, action="store_true", default=None, help=option.help)

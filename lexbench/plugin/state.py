@@ -9,7 +9,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from lexbench.dataset.case import Case
-from lexbench.dataset.suite import Suite, load_suite
+from lexbench.dataset.suite import CASES_ROOT, Suite, load_suite
 from lexbench.errors import LexbenchError, RulesError
 from lexbench.plugin.options import option_value
 from lexbench.providers import PROVIDER_TYPES, Provider, ProviderConfig, ProviderSpec, RuntimePolicy, build_provider, default_config, load_config
@@ -18,7 +18,7 @@ from lexbench.providers.guard import NetworkGuard
 from lexbench.replay import ReplayServer, public_url_for
 from lexbench.run.replay_check import replay_problem
 from lexbench.run.row import RowContext
-from lexbench.run.session import RunSession
+from lexbench.run.session import RunRequest, RunSession
 from lexbench.shard import Shard
 
 
@@ -32,7 +32,8 @@ class BenchState:
     specs: dict[str, ProviderSpec]
     policy: RuntimePolicy
     run_dir: Path | None = None
-    session: RunSession | None = None  # controller: the run it records (lexbench.run.session)
+    session: RunSession | None = None  # controller: the run it records (lexbench.run.session), once open
+    pending: RunRequest | None = None  # controller: a new run, planned, opened when its first item runs
     suite: Suite | None = None
     providers: dict[str, Provider] = field(default_factory=dict)
     replay: ReplayServer | None = None
@@ -156,20 +157,37 @@ class BenchState:
 
 STATE = pytest.StashKey[BenchState]()
 
-ACTIVATION_HINT = "collect the project's cases/ directory (e.g. `pytest cases tests/test_my_fetcher.py`)"
+ACTIVATION_HINT = "pass --lexbench (or set `lexbench = true` in the ini file)"
 """How a user turns the benchmark on (:func:`benchmark_requested`), for the messages that say it is off."""
 
 
 def benchmark_requested(config: pytest.Config) -> bool:
-    """Whether this session runs the benchmark (opens a run): the one activation predicate. The built-in
-    items and a user's tests on the ``lexbench_case`` fixture are recorded only then."""
-    cases_dir = (config.rootpath / "cases").resolve()
+    """Whether this session runs the benchmark (opens a run), the one activation predicate: ``--lexbench``,
+    ``lexbench = true`` in the ini file, or a collection argument inside lexbench's own ``cases/``
+    directory (a checkout's ``pytest --suite=demo`` from its root, where pyproject ``testpaths`` is
+    ``cases``). A ``cases/`` directory of another project never switches it on. The built-in items and a
+    user's tests on the ``lexbench_case`` fixture are recorded only then."""
+    if config.getoption("lexbench") or config.getini("lexbench"):
+        return True
+    cases_dir = CASES_ROOT.resolve()
     for arg in config.args:
         path = Path(arg.split("::", 1)[0])
         path = (path if path.is_absolute() else config.invocation_params.dir / path).resolve()
         if path == cases_dir or cases_dir in path.parents:
             return True
     return False
+
+
+IDLE_CHECKED = {"suite": "--suite", "providers": "--providers", "provider_config": "--provider-config",
+                "run_dir": "--run-dir", "live": "--live", "replay_public_url": "--replay-public-url",
+                "resume": "--resume", "shard": "--shard", "measure_only": "--measure-only", "certified": "--certified"}
+"""The options that only mean something to the benchmark (by ``dest``), named as the user types them."""
+
+
+def idle_options(config: pytest.Config) -> list[str]:
+    """The benchmark's options given on the command line of a session whose benchmark is off."""
+    return [flag for dest, flag in IDLE_CHECKED.items()
+            if config.getoption(dest) not in (None, False, "demo")]
 
 
 def provider_config_of(config: pytest.Config) -> tuple[ProviderConfig, Path | None]:

@@ -23,10 +23,12 @@ class RunWriter:
         self.session: pytest.Session | None = None
         self.selection_seen = False
 
+    @pytest.hookimpl(trylast=True)  # after the plugin's own hook has started the run
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         """``pytest_collection_finish`` (``-n 0``): the items this session runs."""
         self._selected([item.nodeid for item in session.items])
 
+    @pytest.hookimpl(trylast=True)  # after the plugin's own hook has started the run
     def pytest_xdist_node_collection_finished(self, node, ids: list[str]) -> None:  # type: ignore[no-untyped-def]
         """pytest-xdist's ``pytest_xdist_node_collection_finished``: the items every worker runs (the same
         on each)."""
@@ -40,7 +42,7 @@ class RunWriter:
             return
         self.selection_seen = True
         last_failed = self.state.last_failed
-        if not last_failed or not node_ids or not all(node_id in last_failed for node_id in node_ids):
+        if self.state.session is None or not last_failed or not node_ids or not all(node_id in last_failed for node_id in node_ids):
             return
         try:
             self.state.session.mark_rerun("last-failed", len(node_ids))
@@ -55,6 +57,8 @@ class RunWriter:
         """``pytest_runtest_logreport``: append each finished item's row (written at once)."""
         row_json = getattr(report, "lexbench_row", None)
         run = self.state.session
+        if run is None:
+            return
         try:
             if row_json and report.when == "call":
                 tested = getattr(report, "lexbench_test_provider", None)
@@ -90,7 +94,12 @@ class RunWriter:
 
     def pytest_terminal_summary(self, terminalreporter) -> None:  # type: ignore[no-untyped-def]
         """``pytest_terminal_summary``: finish the manifest, write the reports (not in a measure-only
-        run) and print the leaderboard."""
+        run) and print the leaderboard; when no item ran, say why no run record was written."""
+        if self.state.session is None:
+            hint = no_run_hint(self.state)
+            if hint:
+                terminalreporter.write_line(hint)
+            return
         for line in self.state.session.finish(write_reports, render_terminal):
             if line.section:
                 terminalreporter.section(line.text)
@@ -99,3 +108,17 @@ class RunWriter:
             else:
                 terminalreporter.write_line(line.text)
 
+
+
+def no_run_hint(state: BenchState) -> str | None:
+    """The line a session that ran no item prints when ``-k``/``-m`` selected nothing: what they were
+    matched against. ``None`` without ``-k``/``-m``."""
+    config = state.config
+    keyword, markexpr = config.getoption("keyword"), config.getoption("markexpr")
+    if not keyword and not markexpr:
+        return None
+    suite = state.get_suite()
+    given = " and ".join(f"{flag} {value!r}" for flag, value in (("-k", keyword), ("-m", markexpr)) if value)
+    return (f"lexbench: {given} selected no item, so no run record was written; the benchmark's items are "
+            f"<case-id>[<provider>] for the {len(suite.cases)} cases of suite {suite.id} and the providers "
+            f"{', '.join(state.provider_names)}")

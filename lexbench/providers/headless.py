@@ -39,6 +39,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from lexbench.answer import ErrorType, ProviderResult, ResultMetadata
 from lexbench.dataset.case import Case
 from lexbench.errors import ConfigError, LexbenchError
+from lexbench.resources import shipped_dir
 from lexbench.providers.base import Provider
 from lexbench.providers.call import Deadline, FetchError
 from lexbench.providers.cdp import PlaywrightLoop, net_error, render
@@ -48,8 +49,7 @@ from lexbench.providers.engines import (
     version_matches,
 )
 
-CHECKOUT = Path(__file__).resolve().parents[2]
-WORKERS_DIR = CHECKOUT / "providers" / "workers"
+WORKERS_DIR = shipped_dir("providers") / "workers"
 """Non-Python workers live in the checkout (SPEC §1 ``providers/``), not in the wheel."""
 NODE_WORKER = WORKERS_DIR / "readability-js" / "worker.mjs"
 PLAYWRIGHT_VERSION = "1.65.2"

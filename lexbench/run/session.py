@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -364,12 +364,32 @@ def _first_manifest(request: RunRequest, configuration: dict, configuration_sha2
     )
 
 
-def _new_dir(request: RunRequest) -> tuple[Path, RunLock]:
-    """A new run's directory, created and locked: absent, or empty of results."""
+def planned_run(request: RunRequest) -> RunRequest:
+    """``request`` with the directory its new run will use: ``run_dir`` as given, or
+    ``<project_root>/runs/<suite>-<UTC time>[-shardKofN]``, checked as :meth:`RunSession.open` checks it
+    (absent, or a folder lexbench left without results) but not created, so that a session that runs no
+    item leaves nothing behind. Raises :class:`RunError` with the reason."""
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     shard = f"-shard{request.shard.index}of{request.shard.count}" if request.shard else ""
     run_dir = (request.path(request.run_dir) if request.run_dir
                else request.project_root / "runs" / f"{request.suite.id}-{stamp}{shard}")
+    check_run_dir(run_dir, manifest_required=False)
+    read_manifest(run_dir)
+    if run_dir.is_dir() and load_rows(run_dir):
+        raise RunError(f"--run-dir={run_dir} already holds results of a run; continue it with "
+                       f"--resume={run_dir} or choose a new --run-dir")
+    return replace(request, run_dir=str(run_dir))
+
+
+def configuration_sha256_of(request: RunRequest) -> str:
+    """The ``configuration_sha256`` the run of ``request`` records (what every row carries)."""
+    return canonical_sha256(configuration_record(request.specs, request.provider_config, request.policy,
+                                                 live=request.live))
+
+
+def _new_dir(request: RunRequest) -> tuple[Path, RunLock]:
+    """A new run's directory, created and locked: absent, or empty of results."""
+    run_dir = Path(planned_run(request).run_dir)
     lock = None
     try:
         check_run_dir(run_dir, manifest_required=False)

@@ -17,9 +17,7 @@ from tests.suite_factory import ARTICLES, write_suite
 def test_engines_run_beside_local_providers_and_leave_nothing_running(pytester, tmp_path_factory, monkeypatch):
     chromium, jsdom = installed("chromium-cdp"), installed("jsdom")
     installed("chromium-dump-dom")
-    pytester.makeconftest('pytest_plugins = ["lexbench.plugin"]')
-    pytester.makeini("[pytest]\ntestpaths = cases\naddopts = -p no:cacheprovider\n")
-    (pytester.path / "cases").mkdir()
+    pytester.makeini("[pytest]\nlexbench = true\naddopts = -p no:cacheprovider\n")
     suite = write_suite(pytester.path / "suite", ARTICLES)
 
     def engine(name, kind, engine_name, version, binary="/usr/bin/chromium", **extra):

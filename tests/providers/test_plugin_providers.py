@@ -26,7 +26,6 @@ EXAMPLE = REPO / "providers" / "providers.example.json"
 CONFTEST = f"""
 import sys
 sys.path.insert(0, {str(REPO)!r})
-pytest_plugins = ["lexbench.plugin"]
 from lexbench.providers import register_provider_type
 from tests.providers.fake_api import FakeFetchApi
 register_provider_type(FakeFetchApi)
@@ -36,8 +35,7 @@ register_provider_type(FakeFetchApi)
 @pytest.fixture
 def bench(pytester):
     pytester.makeconftest(CONFTEST)
-    pytester.makeini("[pytest]\ntestpaths = cases\naddopts = -p no:cacheprovider\n")
-    (pytester.path / "cases").mkdir()
+    pytester.makeini("[pytest]\nlexbench = true\naddopts = -p no:cacheprovider\n")
     return pytester, write_suite(pytester.path / "suite", ARTICLES, url_base=PUBLIC_BASE)  # --live hands them on
 
 

@@ -121,10 +121,9 @@ def test_in_a_run_a_scorer_limit_is_recorded_apart_with_its_answer_saved(pyteste
     from lexbench.record import load_rows
     from tests.suite_factory import ARTICLES, write_suite
 
-    pytester.makeini("[pytest]\ntestpaths = cases\naddopts = -p no:cacheprovider\n")
-    (pytester.path / "cases").mkdir()
+    pytester.makeini("[pytest]\nlexbench = true\naddopts = -p no:cacheprovider\n")
     suite = write_suite(pytester.path / "suite", ARTICLES)
-    pytester.makeconftest('pytest_plugins = ["lexbench.plugin"]\n' + SLOW_TO_SCORE)
+    pytester.makeconftest(SLOW_TO_SCORE)
     run = tmp_path / "run"
     result = pytester.runpytest_subprocess(f"--suite={suite}", "--providers=reference-echo", f"--run-dir={run}")
     output = result.stdout.str()

@@ -160,9 +160,7 @@ def test_a_planted_conftest_in_a_clone_of_lexbench_is_refused_and_a_clean_clone_
 
 @pytest.mark.attack(item=11)
 def test_a_pytest_project_outside_the_checkout_is_not_certified(pytester, tmp_path):
-    pytester.makeconftest('pytest_plugins = ["lexbench.plugin"]')
-    pytester.makeini("[pytest]\ntestpaths = cases\naddopts = -p no:cacheprovider\n")
-    (pytester.path / "cases").mkdir()
+    pytester.makeini("[pytest]\nlexbench = true\naddopts = -p no:cacheprovider\n")
     suite = write_suite(pytester.path / "suite", ARTICLES[:1])
     result = pytester.runpytest_subprocess(f"--suite={suite}", "--providers=reference-echo", "--certified",
                                            f"--run-dir={tmp_path / 'run'}")

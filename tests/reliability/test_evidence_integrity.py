@@ -19,7 +19,6 @@ from tests.suite_factory import ARTICLES, write_suite
 CASE = "article-002-en-orchard"
 CALLS = "provider-calls.log"
 CONFTEST = f'''
-pytest_plugins = ["lexbench.plugin"]
 from lexbench.providers.local import HttpMarkdownify, ReferenceEcho
 
 for _type in (HttpMarkdownify, ReferenceEcho):
@@ -69,7 +68,7 @@ TAMPERED = [
 @pytest.fixture
 def project(pytester):  # type: ignore[no-untyped-def]
     pytester.makeconftest(CONFTEST)
-    pytester.makeini("[pytest]\ntestpaths = cases\naddopts = -p no:cacheprovider\n")
+    pytester.makeini("[pytest]\nlexbench = true\naddopts = -p no:cacheprovider\n")
     cases = pytester.path / "cases"
     cases.mkdir()
     suite = write_suite(cases / "tiny", ARTICLES, registry=cases / "registry.json")

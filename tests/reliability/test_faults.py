@@ -68,8 +68,7 @@ ReferenceEcho.fetch = _quick_then_slow
 
 @pytest.fixture
 def project(pytester):  # type: ignore[no-untyped-def]
-    pytester.makeini("[pytest]\ntestpaths = cases\naddopts = -p no:cacheprovider\n")
-    (pytester.path / "cases").mkdir()
+    pytester.makeini("[pytest]\nlexbench = true\naddopts = -p no:cacheprovider\n")
     return pytester
 
 
@@ -79,7 +78,7 @@ def suite(project) -> Path:  # type: ignore[no-untyped-def]
 
 
 def conftest(*extra: str) -> str:
-    return 'pytest_plugins = ["lexbench.plugin"]\n' + "\n".join(extra)
+    return "\n".join(extra)
 
 
 def every_item() -> list[str]:

@@ -190,9 +190,7 @@ def run_dir(suite: Path, tmp_path_factory) -> Path:  # type: ignore[no-untyped-d
     import sys
 
     project = tmp_path_factory.mktemp("project")
-    (project / "conftest.py").write_text('pytest_plugins = ["lexbench.plugin"]\n')
-    (project / "pytest.ini").write_text("[pytest]\ntestpaths = cases\naddopts = -p no:cacheprovider\n")
-    (project / "cases").mkdir()
+    (project / "pytest.ini").write_text("[pytest]\nlexbench = true\naddopts = -p no:cacheprovider\n")
     run = project / "run"
     subprocess.run([sys.executable, "-m", "pytest", f"--suite={suite}", "--providers=reference-echo",
                     f"--run-dir={run}", "-q"], cwd=project, check=True, capture_output=True, timeout=300)

@@ -25,8 +25,7 @@ def test_a_retry_count_outside_its_range_is_a_usage_error(pytester, value: str) 
 def _refused(pytester, option: str) -> str:  # type: ignore[no-untyped-def]
     """Run a tiny benchmark session with ``option``; check it stops with a usage error before any item
     and no traceback, and return its output."""
-    pytester.makeini("[pytest]\ntestpaths = cases\naddopts = -p no:cacheprovider\n")
-    pytester.makeconftest('pytest_plugins = ["lexbench.plugin"]\n')
+    pytester.makeini("[pytest]\nlexbench = true\naddopts = -p no:cacheprovider\n")
     suite = write_suite(pytester.path / "suite", ARTICLES)
     run = pytester.path / "run"
     result = pytester.runpytest_subprocess(f"--suite={suite}", "--providers=reference-echo", f"--run-dir={run}",

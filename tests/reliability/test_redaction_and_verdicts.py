@@ -25,7 +25,7 @@ pytestmark = [pytest.mark.attack(item=2), pytest.mark.slow]
 
 
 ZONE, KEY = "harbour", "Heritage"
-CONFTEST = 'pytest_plugins = ["lexbench.plugin"]\n'
+CONFTEST = ''
 
 
 def answer(article: dict) -> str:
@@ -37,8 +37,7 @@ def run_bench(pytester, monkeypatch, not_secret: list[str]) -> tuple[list[dict],
     monkeypatch.setenv("LEXBENCH_BRD_KEY", KEY)
     monkeypatch.setenv("LEXBENCH_BRD_ZONE", ZONE)
     pytester.makeconftest(CONFTEST)
-    pytester.makeini("[pytest]\ntestpaths = cases\naddopts = -p no:cacheprovider\n")
-    (pytester.path / "cases").mkdir()
+    pytester.makeini("[pytest]\nlexbench = true\naddopts = -p no:cacheprovider\n")
     suite = write_suite(pytester.path / "suite", ARTICLES, url_base=PUBLIC_BASE)
     pages = {f"{PUBLIC_BASE}/{a['slug']}": answer(a) for a in ARTICLES}
     with serve("brightdata-unlocker", pages, echo_key=True) as server:

@@ -28,7 +28,7 @@ HEX = "d" * 64
 
 # Every answer waits for the test's go-ahead (a file), so whichever session wins the lock is still
 # running when the other one starts: a wait on the event, not on a duration.
-GATED_ECHO = '''pytest_plugins = ["lexbench.plugin"]
+GATED_ECHO = '''
 import os, time
 from lexbench.providers.local import ReferenceEcho
 
@@ -80,9 +80,7 @@ def append_line(run: Path, line: str) -> None:
 
 @pytest.fixture
 def project(pytester):  # type: ignore[no-untyped-def]
-    pytester.makeconftest('pytest_plugins = ["lexbench.plugin"]')
-    pytester.makeini("[pytest]\ntestpaths = cases\naddopts = -p no:cacheprovider\n")
-    (pytester.path / "cases").mkdir()
+    pytester.makeini("[pytest]\nlexbench = true\naddopts = -p no:cacheprovider\n")
     return pytester
 
 

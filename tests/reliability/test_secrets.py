@@ -45,7 +45,6 @@ HOSTED = [spec for spec in EXAMPLE.providers if PROVIDER_TYPES[spec.type].family
 # error (the hostile echo: a 500 whose body is the echo), through the adapter's success and error paths.
 SCENARIOS = ["success", "auth", "service-error"]
 CONFTEST = '''
-pytest_plugins = ["lexbench.plugin"]
 import httpcore
 
 _connect = httpcore.AnyIOBackend.connect_tcp
@@ -158,8 +157,7 @@ def test_no_secret_of_any_configured_provider_reaches_any_byte_the_run_writes(py
     for name, value in values.items():
         monkeypatch.setenv(name, value)
     pytester.makeconftest(CONFTEST)
-    pytester.makeini("[pytest]\ntestpaths = cases\naddopts = -p no:cacheprovider\n")
-    (pytester.path / "cases").mkdir()
+    pytester.makeini("[pytest]\nlexbench = true\naddopts = -p no:cacheprovider\n")
     articles = [dict(ARTICLES[i % 2], slug=scenario) for i, scenario in enumerate(SCENARIOS)]
     suite = write_suite(pytester.path / "suite", articles, url_base=PUBLIC_BASE)
 

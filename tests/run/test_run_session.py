@@ -105,9 +105,9 @@ def test_a_session_writes_the_run_directory_lexbench_report_rebuilds(suite, tmp_
 def test_a_crashed_item_is_a_fail_of_class_crashed_and_unknown_items_are_ignored(suite, tmp_path):
     session = RunSession.open(request(suite, tmp_path, run_dir="run"))
     case = suite.cases[0]
-    row = session.record_crash(f"cases::{case.id}[trafilatura]", "worker 'gw1' crashed")
-    assert session.record_crash("cases::no-such-case[trafilatura]", "x") is None
-    assert session.record_crash(f"cases::{case.id}[not-selected]", "x") is None
+    row = session.record_crash(f"lexbench::{case.id}[trafilatura]", "worker 'gw1' crashed")
+    assert session.record_crash("lexbench::no-such-case[trafilatura]", "x") is None
+    assert session.record_crash(f"lexbench::{case.id}[not-selected]", "x") is None
     session.finish(write_reports, render_terminal)
     session.close()
     [written] = [json.loads(line) for line in (tmp_path / "run" / "results.jsonl").read_text().splitlines()]

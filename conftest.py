@@ -1,3 +1,0 @@
-"""Load the lexbench pytest plugin for runs from the repository root (SPEC §1)."""
-
-pytest_plugins = ["lexbench.plugin"]

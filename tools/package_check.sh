@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# make package-check: build lexbench's wheel, install it into a fresh venv in a temporary directory outside
+# the checkout (dependencies from the package registry or pip's cache), and there
+#   1. run an unrelated test file: lexbench must change nothing (no item, no run directory, no output);
+#   2. run the demo suite with `pytest --lexbench` and check its run record and report;
+#   3. run a user's test file (examples/test_my_fetcher.py) when the installed lexbench has the fixture API
+#      (lexbench.assert_passes), and check its rows are in the report.
+# Usage: tools/package_check.sh [PYTHON]   (PYTHON builds the wheel and makes the venv; default python3)
+set -euo pipefail
+checkout="$(cd "$(dirname "$0")/.." && pwd)"
+python="${1:-python3}"
+work="$(mktemp -d "${TMPDIR:-/tmp}/lexbench-package-check.XXXXXX")"
+trap 'rm -rf "$work"' EXIT
+fail() { echo "package-check: FAILED: $*" >&2; exit 1; }
+start=$(date +%s)
+
+# pip's own messages go to install.log, shown when a step fails.
+install() { "$@" >>"$work/install.log" 2>&1 || { cat "$work/install.log"; fail "$*"; }; }
+install "$python" -m pip wheel --quiet --no-deps --wheel-dir "$work/dist" "$checkout"
+wheel=$(ls "$work"/dist/lexbench-*.whl)
+install "$python" -m venv "$work/venv"
+# The venv's bundled pip may predate resolver fixes lexbench's dependencies need.
+install "$work/venv/bin/python" -m pip install --quiet --disable-pip-version-check --upgrade pip
+install "$work/venv/bin/python" -m pip install --quiet --disable-pip-version-check "$wheel"
+py="$work/venv/bin/python"
+mkdir "$work/project"
+cd "$work/project"
+
+# 1. An unrelated project: the installed plugin stays idle.
+printf 'def test_unrelated():\n    assert 1 + 1 == 2\n' > test_unrelated.py
+out=$("$py" -m pytest -q -p no:cacheprovider test_unrelated.py 2>&1) || fail "an unrelated test run failed: $out"
+grep -q "1 passed" <<<"$out" || fail "an unrelated test run: $out"
+! grep -qi lexbench <<<"$out" || fail "an unrelated test run mentions lexbench: $out"
+[ ! -e runs ] || fail "an unrelated test run created runs/"
+rm test_unrelated.py
+
+# 2. The demo suite, from the installed package (no cases/ here), with the default local providers.
+status=0
+"$py" -m pytest --lexbench -p no:cacheprovider -q --tb=no --run-dir=demo-run > demo.log 2>&1 || status=$?
+[ "$status" -le 1 ] || { cat demo.log; fail "pytest --lexbench exited $status"; }
+for name in manifest.json results.jsonl report.md report.html report.json; do
+  [ -s "demo-run/$name" ] || { cat demo.log; fail "demo-run/$name is missing"; }
+done
+rows=$(wc -l < demo-run/results.jsonl)
+"$py" - "$rows" <<'PY' || fail "the demo run record does not hold every item"
+import json, sys
+manifest = json.load(open("demo-run/manifest.json"))
+expected = manifest["suite"]["cases"] * len(manifest["providers"])
+assert manifest["suite"]["id"] == "demo" and int(sys.argv[1]) == expected, (sys.argv[1], expected)
+print(f"package-check: demo suite: {sys.argv[1]} items ({manifest['suite']['cases']} cases x "
+      f"{', '.join(manifest['providers'])}) recorded with reports")
+PY
+
+# 3. A user's own fetcher through the fixture API.
+if "$py" -c "import lexbench, sys; sys.exit(0 if hasattr(lexbench, 'assert_passes') else 1)"; then
+  cp "$checkout/examples/test_my_fetcher.py" .
+  status=0
+  "$py" -m pytest --lexbench -p no:cacheprovider -q --tb=short --run-dir=user-run test_my_fetcher.py \
+    > user.log 2>&1 || status=$?
+  [ "$status" -le 1 ] || { cat user.log; fail "pytest --lexbench test_my_fetcher.py exited $status"; }
+  grep -q "test_my_fetcher" user-run/report.md || { cat user.log; fail "test_my_fetcher is not in the report"; }
+  echo "package-check: the user's test file ran and its rows are in user-run/report.md"
+else
+  echo "package-check: the user's test file was not run: this lexbench has no lexbench.assert_passes yet"
+fi
+echo "package-check: passed in $(( $(date +%s) - start )) s"
