@@ -49,6 +49,12 @@ crawl4ai: $(STAMP)
 langchain: $(STAMP)
 	$(PY) -m pip install --quiet -e '.[dev,engines,langchain]'
 
+# The langchain provider's tests against an installed lexbench: $(call LANGCHAIN_CHECK,PYTHON,DIR) runs
+# them with PYTHON (a venv with the wheel, and its langchain extra where it can) from the empty DIR, so
+# nothing of the checkout but the demo suite is read; without the extra they skip with the reason.
+LANGCHAIN_CHECK = cd $(2) && $(1) -m pytest -c /dev/null --rootdir $(2) --noconftest --import-mode=importlib \
+	-p no:cacheprovider -o markers=slow -q -rs $(CURDIR)/tests/providers/test_langchain.py
+
 # Provider misses are results: pytest's exit 1 (some items failed) is a successful benchmark run.
 # SUITE=name runs that suite; by default articles when its evidence verifies or can be fetched from the
 # corpus mirror $(CORPUS), otherwise demo.
