@@ -311,6 +311,7 @@ class LangChain(Provider):
 
     @classmethod
     def validate_options(cls, options: Mapping[str, Any]) -> None:
+        super().validate_options(options)  # an unknown option, named with the accepted ones
         try:
             LangChainOptions.model_validate(dict(options))
         except ValidationError as exc:

@@ -36,6 +36,12 @@ def _versions() -> str:
     return " ".join(f"{name} {metadata.version(name)}" for name in PACKAGES)
 
 
+def _import_loader() -> None:
+    """Import the loader and its parser (WebBaseLoader imports bs4 only when it parses a page)."""
+    import bs4  # noqa: F401
+    from langchain_community.document_loaders import WebBaseLoader  # noqa: F401
+
+
 def _limit_memory() -> None:
     limit = int(os.environ.get("LEXBENCH_WORKER_MEMORY", "0") or 0)
     if limit > 0:  # requests reads a whole body into memory: a huge one fails the call, not the host
@@ -127,8 +133,7 @@ def main() -> None:
     """``--version``, or serve requests until stdin closes."""
     if sys.argv[1:] == ["--version"]:
         try:
-            import bs4  # noqa: F401  WebBaseLoader imports it only when it parses a page
-            from langchain_community.document_loaders import WebBaseLoader  # noqa: F401
+            _import_loader()
         except ImportError as exc:
             print(f"missing: {exc}")
             sys.exit(3)
@@ -137,8 +142,7 @@ def main() -> None:
     requests_in, answers = sys.stdin.buffer, sys.stdout.buffer
     sys.stdout = sys.stderr  # a library's print() must not corrupt the frames
     _limit_memory()
-    import bs4  # noqa: F401  imported before the ready frame, so no call pays for it
-    from langchain_community.document_loaders import WebBaseLoader  # noqa: F401
+    _import_loader()  # before the ready frame, so no call pays for it
 
     _write(answers, {"ready": True, "pid": os.getpid()})
     while True:

@@ -175,7 +175,7 @@ def test_in_replay_mode_a_redirect_off_the_replay_server_is_refused(suite, pages
 
 
 @needs_extra
-def test_a_page_that_never_answers_is_killed_at_the_deadline(suite, pages):
+def test_a_page_that_never_answers_is_killed_at_the_deadline_and_the_next_call_works(suite, pages):
     provider = LangChain("langchain-hang")
     try:
         provider.prepare()  # untimed: the child starts and imports the loader
@@ -184,6 +184,8 @@ def test_a_page_that_never_answers_is_killed_at_the_deadline(suite, pages):
         assert result.error_type is ErrorType.TIMEOUT and "langchain loader did not finish" in result.error_message
         with pytest.raises(ProcessLookupError):
             os.kill(pid, 0)  # the hung loader's process is gone
+        after = call_provider(provider, suite.cases[0], pages.base + "/page", POLICY)
+        assert after.success and provider._worker.pid not in (None, pid)  # a fresh child serves the next call
     finally:
         provider.close()
 
