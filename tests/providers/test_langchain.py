@@ -44,9 +44,9 @@ MISSING = b"<html><head><title>Not found</title></head><body><p>No such page her
 
 
 class Pages:
-    """Loopback pages: /page (UTF-8 German article), /redirect (302 → /page), /away (302 → ``away``,
-    another loopback server), /hang (never answers); anything else is a 404 with a body. ``hits``
-    lists the paths asked for."""
+    """Loopback pages: /page (UTF-8 German article), /mislabelled (the same bytes labelled ISO-8859-1),
+    /redirect (302 → /page), /away (302 → ``away``, another loopback server), /hang (never answers);
+    anything else is a 404 with a body. ``hits`` lists the paths asked for."""
 
     def __init__(self, away: str = "") -> None:
         self.release = threading.Event()
@@ -66,9 +66,10 @@ class Pages:
                     self.send_header("Content-Length", "0")
                     self.end_headers()
                     return
-                body = PAGE if self.path == "/page" else MISSING
+                body = PAGE if self.path in ("/page", "/mislabelled") else MISSING
                 self.send_response(200 if body is PAGE else 404)
-                self.send_header("Content-Type", "text/html; charset=utf-8")
+                charset = "iso-8859-1" if self.path == "/mislabelled" else "utf-8"
+                self.send_header("Content-Type", f"text/html; charset={charset}")
                 self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
                 self.wfile.write(body)
@@ -145,6 +146,14 @@ def test_a_loopback_page_is_the_documents_page_content(suite, pages, provider):
     assert result.final_url == pages.base + "/page" and result.metadata.upstream_status == 200
     assert result.metadata.content_type == "text/html; charset=utf-8"
     assert result.metadata.engine.startswith(ENGINE)
+
+
+@needs_extra
+def test_the_charset_is_guessed_from_the_bytes_as_the_loader_does(suite, pages, provider):
+    result = call_provider(provider, suite.cases[0], pages.base + "/mislabelled", POLICY)
+    assert result.metadata.content_type == "text/html; charset=iso-8859-1"
+    assert result.content == oracle(pages.base + "/mislabelled").page_content
+    assert "Sie fährt über die Weiße Elster." in result.content  # not the header's ISO-8859-1 mojibake
 
 
 @needs_extra
