@@ -21,7 +21,7 @@ ifndef KEEP_PYTHONDONTWRITEBYTECODE
 unexport PYTHONDONTWRITEBYTECODE
 endif
 
-.PHONY: bench test test-fast package-check check perf setup workers crawl4ai corpus-suites bench-corpus clean
+.PHONY: bench test test-fast package-check check perf setup workers crawl4ai langchain corpus-suites bench-corpus clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -44,6 +44,12 @@ workers: $(WORKER_STAMP)
 # Optional and large: local crawl4ai for the crawl4ai provider (uses the system Chromium, downloads no browser).
 crawl4ai: $(STAMP)
 	$(PY) -m pip install --quiet -e '.[dev,engines,crawl4ai]'
+
+# Optional: LangChain's WebBaseLoader for the langchain provider (no browser). Its tests run in
+# tests/providers/test_langchain.py and are skipped, with that reason, without it.
+langchain: $(STAMP)
+	$(PY) -m pip install --quiet -e '.[dev,engines,langchain]'
+
 
 # Provider misses are results: pytest's exit 1 (some items failed) is a successful benchmark run.
 # SUITE=name runs that suite; by default articles when its evidence verifies or can be fetched from the

@@ -118,3 +118,14 @@ def test_the_wheel_ships_every_file_of_every_committed_suite():
                        if path.is_file() and path not in shipped)
     assert unshipped == []
     assert cases / "registry.json" in shipped
+
+
+def test_the_wheel_ships_every_package_of_the_source_tree():
+    """pyproject lists lexbench's packages by hand (the shipped data sit beside them under other names): a
+    directory of modules missing from the list would be missing from the installed package."""
+    import tomllib
+
+    listed = set(tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    source = {".".join(path.parent.relative_to(REPO).parts) for path in (REPO / "lexbench").rglob("*.py")
+              if "__pycache__" not in path.parts}
+    assert sorted(source - listed) == []

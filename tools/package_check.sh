@@ -3,7 +3,8 @@
 # the checkout (dependencies from the package registry or pip's cache), and there
 #   1. run an unrelated test file: lexbench must change nothing (no item, no run directory, no output);
 #   2. run the demo suite with `pytest --lexbench` and check its run record and report;
-#   3. run a user's test file (examples/test_my_fetcher.py) and check its rows are in the run record and report.
+#   3. run a user's test file (examples/test_my_fetcher.py) and check its rows are in the run record and report;
+#   4. install the langchain extra and run the langchain provider's tests (loopback page, loopback 404) there.
 # Usage: tools/package_check.sh [PYTHON]   (PYTHON builds the wheel and makes the venv; default python3)
 set -euo pipefail
 checkout="$(cd "$(dirname "$0")/.." && pwd)"
@@ -68,4 +69,13 @@ assert "my\\_fetcher" in open("user-run/report.md").read()  # Markdown escapes t
 print(f"package-check: the user's test file ran: {len(mine)} rows of my_fetcher "
       f"({sum(row['outcome'] == 'pass' for row in mine)} pass) in the run record, report.json and report.md")
 PY
+# 4. The langchain provider (optional extra) from the installed package: a loopback page, a loopback 404 and
+#    the rest of tests/providers/test_langchain.py, run from an empty directory against the installed wheel.
+install "$py" -m pip install --quiet --disable-pip-version-check "$wheel[langchain]"
+mkdir "$work/empty"
+(cd "$work/empty" && "$py" -m pytest -c /dev/null --rootdir "$work/empty" --noconftest --import-mode=importlib \
+  -p no:cacheprovider -o markers=slow -q -rs "$checkout/tests/providers/test_langchain.py") > langchain.log 2>&1 \
+  || { cat langchain.log; fail "the langchain provider's tests against the installed wheel"; }
+! grep -q "skipped" langchain.log || { cat langchain.log; fail "the langchain provider's tests were skipped with the extra installed"; }
+echo "package-check: langchain provider (installed extra): $(tail -1 langchain.log)"
 echo "package-check: passed in $(( $(date +%s) - start )) s"

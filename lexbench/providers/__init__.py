@@ -140,6 +140,7 @@ PROVIDER_TYPES = ProviderRegistry({
     "headless-html": "lexbench.providers.headless:HeadlessHtml",
     "readability-js": "lexbench.providers.thirdparty:ReadabilityJs",
     "crawl4ai": "lexbench.providers.thirdparty:Crawl4ai",
+    "langchain": "lexbench.providers.thirdparty:LangChain",
     "brightdata-unlocker": "lexbench.providers.hosted.brightdata:BrightDataUnlocker",
     "browser-use-fetch": "lexbench.providers.hosted.browser_use:BrowserUseFetch",
     "browserbase-fetch": "lexbench.providers.hosted.browserbase:BrowserbaseFetch",

@@ -9,7 +9,8 @@ started during the next call's (untimed) preparation, so an abandoned extraction
 the next one. The child also has an address-space limit, so a runaway parse fails the call instead of
 exhausting the host, and a parser crash ends the child, not the pytest process.
 
-Engines and other one-shot subprocesses use :mod:`lexbench.providers.engine_process`.
+The ``langchain`` provider runs its loader in a child of the same kind (:class:`ExtractionWorker` with
+its own ``argv``). Engines and other one-shot subprocesses use :mod:`lexbench.providers.engine_process`.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import struct
 import subprocess
 import sys
 import threading
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from lexbench.answer import ErrorType
@@ -40,15 +41,20 @@ class ExtractionWorker:
     """A persistent extraction child, shared by the local providers of one process (:meth:`shared`).
 
     :meth:`ensure_started` is preparation (untimed). :meth:`extract` sends HTML and waits for the
-    answer within the deadline. Thread-safe: one extraction at a time.
+    answer within the deadline. Thread-safe: one extraction at a time. ``argv`` runs another child
+    that speaks the same frames (the ``langchain`` provider's loader, driven through :meth:`request`);
+    ``label`` names its work in error messages.
     """
 
     _shared: ExtractionWorker | None = None
     _shared_users = 0
     _shared_lock = threading.Lock()
 
-    def __init__(self, max_output_bytes: int = MAX_BODY_BYTES) -> None:
+    def __init__(self, max_output_bytes: int = MAX_BODY_BYTES, *, argv: Sequence[str] | None = None,
+                 label: str = "extraction") -> None:
         self.max_output_bytes = max_output_bytes
+        self.argv = list(argv or [sys.executable, "-m", "lexbench.providers.extract_worker"])
+        self.label = label  # names the work in messages: "extraction did not finish ..."
         self._process: subprocess.Popen[bytes] | None = None
         self._lock = threading.Lock()
 
@@ -86,16 +92,16 @@ class ExtractionWorker:
                 return
             env = dict(os.environ, LEXBENCH_WORKER_MEMORY=str(WORKER_MEMORY_BYTES))
             self._process = subprocess.Popen(
-                [sys.executable, "-m", "lexbench.providers.extract_worker"], stdin=subprocess.PIPE,
+                self.argv, stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, start_new_session=True)
             try:
                 ready = self._receive(Deadline.after(WORKER_START_S))
             except FetchError as exc:
                 self._stop_locked()
-                raise RuntimeError(f"the extraction worker did not start: {exc}") from None
+                raise RuntimeError(f"the {self.label} worker did not start: {exc}") from None
             if not ready.get("ready"):
                 self._stop_locked()
-                raise RuntimeError(f"the extraction worker sent {ready!r} instead of its ready message")
+                raise RuntimeError(f"the {self.label} worker sent {ready!r} instead of its ready message")
 
     def extract(self, extractor: str, html: str | bytes, url: str, options: Mapping[str, Any],
                 deadline: Deadline, content_type: str | None = None) -> tuple[str, str | None]:
@@ -107,21 +113,28 @@ class ExtractionWorker:
         (its answer passed the output ceiling; killed), ``crashed`` (the extractor raised, or the child
         died, e.g. at its memory limit).
         """
-        self.ensure_started()
         page: dict[str, Any] = {"html": html} if isinstance(html, str) else {
             "body": html.decode("latin-1"), "content_type": content_type}  # latin-1: every byte, one char
-        request = json.dumps({"extractor": extractor, **page, "url": url, "options": dict(options)},
-                             ensure_ascii=False).encode("utf-8", errors="surrogatepass")
-        with self._lock:
-            try:
-                self._send(_FRAME.pack(len(request)) + request, deadline)
-                answer = self._receive(deadline)
-            except FetchError:
-                self._stop_locked()
-                raise
+        answer = self.request({"extractor": extractor, **page, "url": url, "options": dict(options)}, deadline)
         if "error" in answer:
             raise FetchError(ErrorType.CRASHED, f"{extractor} raised {answer['error']}")
         return answer.get("content") or "", answer.get("title")
+
+    def request(self, message: Mapping[str, Any], deadline: Deadline) -> dict[str, Any]:
+        """Send one request frame and return the child's answer frame, within ``deadline``.
+
+        Raises :class:`FetchError` ``timeout``, ``too_large`` or ``crashed`` as :meth:`extract` does;
+        the child is killed (a fresh one starts at the next :meth:`ensure_started`).
+        """
+        self.ensure_started()
+        request = json.dumps(dict(message), ensure_ascii=False).encode("utf-8", errors="surrogatepass")
+        with self._lock:
+            try:
+                self._send(_FRAME.pack(len(request)) + request, deadline)
+                return self._receive(deadline)
+            except FetchError:
+                self._stop_locked()
+                raise
 
     def stop(self) -> None:
         """Kill the child (if any) and reap it."""
@@ -157,14 +170,14 @@ class ExtractionWorker:
             selector.register(fd, selectors.EVENT_WRITE)
             while view:
                 if not selector.select(deadline.remaining()) and deadline.expired:
-                    raise FetchError(ErrorType.TIMEOUT, f"extraction did not finish within the {deadline.seconds:g} s "
+                    raise FetchError(ErrorType.TIMEOUT, f"{self.label} did not finish within the {deadline.seconds:g} s "
                                      "deadline (the page was still being handed over); worker killed")
                 try:
                     view = view[os.write(fd, view[:_CHUNK]):]
                 except BlockingIOError:
                     continue
                 except BrokenPipeError:
-                    raise FetchError(ErrorType.CRASHED, "the extraction worker died; a fresh one starts for the "
+                    raise FetchError(ErrorType.CRASHED, f"the {self.label} worker died; a fresh one starts for the "
                                      "next call") from None
 
     def _receive(self, deadline: Deadline) -> dict[str, Any]:
@@ -177,7 +190,7 @@ class ExtractionWorker:
             selector.register(fd, selectors.EVENT_READ)
             while wanted is None or len(buffer) < wanted + _FRAME.size:
                 if not selector.select(deadline.remaining()) and deadline.expired:
-                    raise FetchError(ErrorType.TIMEOUT, f"extraction did not finish within the {deadline.seconds:g} s "
+                    raise FetchError(ErrorType.TIMEOUT, f"{self.label} did not finish within the {deadline.seconds:g} s "
                                      "deadline; worker killed")
                 try:
                     data = os.read(fd, _CHUNK)
@@ -185,7 +198,7 @@ class ExtractionWorker:
                     continue
                 if not data:
                     code = self._process.wait(timeout=5)
-                    raise FetchError(ErrorType.CRASHED, f"the extraction worker died (exit {code}); a fresh one "
+                    raise FetchError(ErrorType.CRASHED, f"the {self.label} worker died (exit {code}); a fresh one "
                                      "starts for the next call")
                 buffer += data
                 if wanted is None and len(buffer) >= _FRAME.size:

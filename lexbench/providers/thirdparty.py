@@ -1,4 +1,4 @@
-"""Third-party workers as optional extras: ``readability-js`` and ``crawl4ai`` (SPEC §5).
+"""Third-party workers as optional extras: ``readability-js``, ``crawl4ai`` and ``langchain`` (SPEC §5).
 
 - ``readability-js``: Mozilla's Readability on jsdom, in the Node worker under
   ``providers/workers/readability-js`` (``make workers`` installs its pinned npm packages). It runs on the
@@ -9,8 +9,13 @@
   with the ``chromium-cdp`` engine's command line; the worker script runs under ``python`` (default: this
   interpreter), which must have the ``crawl4ai`` extra. Options: ``binary`` and ``expected_version`` (of
   Chromium), ``crawl4ai_version``, ``python``, ``completion``.
+- ``langchain``: LangChain's ``WebBaseLoader`` (langchain-community; requests and BeautifulSoup, no
+  browser) in a long-lived child process under ``python`` (default: this interpreter), which must have
+  the ``langchain`` extra; the Document's ``page_content`` is the answer, as plain text. Options:
+  ``python``, ``langchain_version`` (of langchain-community), ``separator`` (BeautifulSoup's
+  ``get_text`` separator; ``None``, the loader's default, joins text nodes with nothing).
 
-:data:`WORKERS` records what each worker runs on and which completion it applies. Preflight checks the
+:data:`WORKERS` records what each browser-based worker runs on and which completion it applies. Preflight checks the
 engine and the worker's pinned versions; a missing extra stops the provider with the reason, so its
 items are skipped (unresolvable), never failed.
 """
@@ -21,6 +26,7 @@ import json
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -28,15 +34,22 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from lexbench.answer import ErrorType, ProviderResult, ResultMetadata
 from lexbench.dataset.case import Case
 from lexbench.errors import ConfigError
-from lexbench.providers.call import FetchError
+from lexbench.providers.base import Provider
+from lexbench.providers.call import Deadline, FetchError
 from lexbench.providers.engine_process import EngineProcess, fresh_profile, run_process
 from lexbench.providers.engines import ENGINES, Completion, command_line
+from lexbench.providers.extraction import ExtractionWorker
 from lexbench.providers.headless import (
-    WORKERS_DIR, EngineRun, HeadlessProvider, PreflightError, dom_to_markdown, parse_options, probe_version,
-    replay_host, which,
+    KILL_RESERVE_S, WORKERS_DIR, EngineRun, HeadlessProvider, PreflightError, dom_to_markdown, parse_options,
+    probe_version, replay_host, which,
 )
 
 CRAWL4AI_WORKER = WORKERS_DIR / "crawl4ai" / "worker.py"
+LANGCHAIN_WORKER = Path(__file__).resolve().parents[1] / "workers" / "langchain_loader.py"
+"""The LangChain loader's worker script; in the package, so an installed wheel has it too."""
+LANGCHAIN_PINS: Mapping[str, str] = {"langchain-community": "0.4.2", "langchain-core": "1.8.3", "beautifulsoup4": "4.15.0"}
+"""The ``langchain`` extra's pins (pyproject.toml); preflight requires ``langchain_version`` of langchain-community."""
+LANGCHAIN_INSTALL_HINT = "make langchain in a checkout, or pip install 'lexbench[langchain]' into that interpreter"
 
 
 @dataclass(frozen=True)
@@ -260,6 +273,120 @@ class Crawl4ai(HeadlessProvider):
         )
 
 
+class LangChainOptions(BaseModel):
+    """``langchain`` options: the ``python`` interpreter that has the extra, the pinned
+    ``langchain_version`` (of langchain-community) and BeautifulSoup's text ``separator``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    python: str = Field(default=sys.executable, min_length=1)
+    langchain_version: str = Field(default=LANGCHAIN_PINS["langchain-community"], min_length=1)
+    separator: str | None = None
+
+
+class LangChain(Provider):
+    """LangChain's ``WebBaseLoader`` in a killable child; the Document's ``page_content`` is the answer.
+
+    The child is started, and the loader imported, during the untimed preparation; a call sends it the
+    URL and waits within the deadline (less the reserve for killing it). The loader reports no HTTP
+    status, so the child observes its responses: ``upstream_status``, the final URL, redirects and the
+    Content-Type come from them, and a non-2xx page (which the loader returns as an ordinary Document)
+    is a failed call, ``upstream_status``, its text kept as the content.
+    """
+
+    type_name = "langchain"
+    family = "worker"
+    output_contracts = ("cleaned",)
+    option_names = frozenset(LangChainOptions.model_fields)
+
+    def __init__(self, name: str | None = None, options: Mapping[str, Any] | None = None, **kwargs: Any) -> None:
+        super().__init__(name, options, **kwargs)
+        try:
+            self.loader_options = LangChainOptions.model_validate(self.options)
+        except ValidationError as exc:
+            raise ConfigError(f"provider {self.name!r}: {_first_error(exc)}") from None
+        self.versions: dict[str, str] | None = None
+        self._preflight_error: PreflightError | None = None
+        self._worker = ExtractionWorker(argv=[self.loader_options.python, str(LANGCHAIN_WORKER)], label="langchain loader")
+
+    @classmethod
+    def validate_options(cls, options: Mapping[str, Any]) -> None:
+        super().validate_options(options)  # an unknown option, named with the accepted ones
+        try:
+            LangChainOptions.model_validate(dict(options))
+        except ValidationError as exc:
+            raise ValueError(_first_error(exc)) from None
+
+    @property
+    def engine(self) -> str:
+        """What ran, for the result's metadata: the loader and the versions preflight found."""
+        versions = self.versions or {}
+        return (f"langchain-community {versions.get('langchain-community')} WebBaseLoader "
+                f"(langchain-core {versions.get('langchain-core')}, beautifulsoup4 {versions.get('beautifulsoup4')})")
+
+    def prepare(self) -> None:
+        """Preflight once (:meth:`preflight`; its :class:`PreflightError` again on every attempt), then
+        make sure the loader's child runs (untimed)."""
+        if self._preflight_error is not None:
+            raise self._preflight_error
+        if self.versions is None:
+            try:
+                self.versions = self.preflight()
+            except PreflightError as exc:
+                self._preflight_error = exc
+                raise
+        self._worker.ensure_started()
+
+    def preflight(self) -> dict[str, str]:
+        """The versions of :data:`LANGCHAIN_PINS` the configured interpreter reports. Raises
+        :class:`PreflightError` when the interpreter or the extra is missing, or langchain-community
+        is not ``langchain_version``."""
+        python, expected = self.loader_options.python, self.loader_options.langchain_version
+        if which(python) is None:
+            raise PreflightError(f"langchain: interpreter {python} not found")
+        run = run_process([python, str(LANGCHAIN_WORKER), "--version"], 60.0)
+        words = run.stdout.decode("utf-8", errors="replace").split()
+        versions = dict(zip(words[::2], words[1::2]))
+        if run.returncode != 0 or "langchain-community" not in versions:
+            reported = " ".join(words) or run.stderr.strip()[-300:] or f"exit {run.returncode}"
+            raise PreflightError(f"langchain: the langchain extra is not installed in {python} ({reported}); "
+                                 f"{LANGCHAIN_INSTALL_HINT}")
+        if versions["langchain-community"] != expected:
+            raise PreflightError(f"langchain: langchain-community {versions['langchain-community']} is installed in "
+                                 f"{python}, the configuration expects {expected}")
+        return versions
+
+    def fetch(self, case: Case, timeout: float, url: str) -> ProviderResult:
+        """One page through the loader; see the class docstring. Raises :class:`FetchError`."""
+        self.prepare()
+        deadline = Deadline.after(max(timeout - KILL_RESERVE_S, timeout / 2))
+        answer = self._worker.request({"url": url, "separator": self.loader_options.separator,
+                                       "replay": replay_host(case, url) is not None}, deadline)
+        status = answer.get("status")
+        metadata = ResultMetadata(engine=self.engine, upstream_status=status, redirects=answer.get("redirects") or [],
+                                  content_type=answer.get("content_type"))
+        error = answer.get("error")
+        if error:
+            raise FetchError(_error_type(error.get("type")), f"langchain: {error.get('message')}",
+                             **metadata.model_dump(exclude_defaults=True))
+        title = ((answer.get("metadata") or {}).get("title") or "").strip() or None
+        ok = status is None or 200 <= status < 300
+        return ProviderResult(
+            success=ok, content=answer.get("page_content") or "", content_format="text",
+            final_url=answer.get("final_url"), title=title, error_type=None if ok else ErrorType.UPSTREAM_STATUS,
+            error_message=None if ok else f"the page answered HTTP {status}", metadata=metadata,
+        )
+
+    def close(self) -> None:
+        """Stop the loader's child."""
+        self._worker.stop()
+
+
+def _first_error(exc: ValidationError) -> str:
+    first = exc.errors()[0]
+    return f"{'.'.join(str(p) for p in first['loc']) or 'options'}: {first['msg']}"
+
+
 def _error_type(name: str | None) -> ErrorType:
     try:
         return ErrorType(name)
@@ -267,5 +394,5 @@ def _error_type(name: str | None) -> ErrorType:
         return ErrorType.SERVICE_ERROR
 
 
-WORKER_PROVIDER_TYPES = (ReadabilityJs, Crawl4ai)
+WORKER_PROVIDER_TYPES = (ReadabilityJs, Crawl4ai, LangChain)
 """The third-party worker types, for the provider registry."""

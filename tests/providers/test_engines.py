@@ -15,9 +15,9 @@ from lexbench.providers.engines import (
 )
 from lexbench.providers.headless import HeadlessHtml, HeadlessMarkdown, PreflightError, probe_version
 from lexbench.providers.local import Trafilatura
-from lexbench.providers.thirdparty import Crawl4ai, ReadabilityJs
+from lexbench.providers.thirdparty import Crawl4ai, LangChain, ReadabilityJs
 
-REGISTRY = {cls.type_name: cls for cls in (HeadlessMarkdown, HeadlessHtml, ReadabilityJs, Crawl4ai, Trafilatura)}
+REGISTRY = {cls.type_name: cls for cls in (HeadlessMarkdown, HeadlessHtml, ReadabilityJs, Crawl4ai, LangChain, Trafilatura)}
 CHROMIUM = {"binary": "/usr/bin/chromium", "expected_version": "156"}
 
 
@@ -128,6 +128,19 @@ def test_configuration_refuses_completion_the_engine_or_worker_cannot_apply():
               "options": {"binary": "node", "expected_version": "26", "completion": {"wait": "network_idle"}}})
     with pytest.raises(ConfigError, match="crawl4ai cannot apply frame"):
         load({"name": "c", "type": "crawl4ai", "options": {**CHROMIUM, "completion": {"selector": "a", "frame": "x"}}})
+
+
+def test_langchain_configuration_refuses_bad_options_and_a_missing_interpreter():
+    with pytest.raises(ConfigError, match="'lc'.*unknown option.*loader"):
+        load({"name": "lc", "type": "langchain", "options": {"loader": "recursive"}})
+    with pytest.raises(ConfigError, match="'lc'.*separator: Input should be a valid string"):
+        load({"name": "lc", "type": "langchain", "options": {"separator": 1}})
+    with pytest.raises(ConfigError, match="'lc'.*python: String should have at least 1 character"):
+        load({"name": "lc", "type": "langchain", "options": {"python": ""}})
+    provider = LangChain("lc", {"python": "/nowhere/python3"})
+    for _ in range(2):  # the reason again on every attempt, without probing again
+        with pytest.raises(PreflightError, match="langchain: interpreter /nowhere/python3 not found"):
+            provider.prepare()
 
 
 def test_version_pins_match_exactly_or_as_a_dotted_prefix():
