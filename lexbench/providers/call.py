@@ -1,6 +1,7 @@
 """What one call carries down to the shared boundary: its :class:`Deadline`, the :class:`FetchError` an
 adapter or the boundary raises on purpose, the body ceiling, and the attempt in progress
-(:data:`CURRENT_CALL`) (SPEC §5).
+(:data:`CURRENT_CALL`) with the memory sampler its engines and workers register with (:func:`watch_memory`)
+(SPEC §5).
 
 A leaf of the provider layer: :mod:`~lexbench.providers.http`, :mod:`~lexbench.providers.guard`,
 :mod:`~lexbench.providers.resolve` and the adapters take these from here, never from
@@ -9,14 +10,17 @@ A leaf of the provider layer: :mod:`~lexbench.providers.http`, :mod:`~lexbench.p
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from lexbench.answer import DnsMode, ErrorType, ProviderResult, Resolution, ResultMetadata
 from lexbench.providers.credentials import Redactor
+from lexbench.providers.memory import PeakMemory
 
 MAX_BODY_BYTES = 20_000_000
 """The ceiling on response bodies, decompressed bodies and subprocess output (SPEC §5)."""
@@ -63,12 +67,14 @@ class FetchError(Exception):
 
 @dataclass
 class CallTrace:
-    """What the shared boundary observed during one attempt (filled in as it goes)."""
+    """What the shared boundary observed during one attempt (filled in as it goes). ``memory`` samples
+    the process groups the attempt's engines and workers run in (:func:`call_memory`)."""
 
     dns_mode: DnsMode | None = None
     resolutions: list[Resolution] = field(default_factory=list)
     redirects: list[str] = field(default_factory=list)
     exchanges: int = 0
+    memory: PeakMemory = field(default_factory=PeakMemory)
 
 
 @dataclass
@@ -90,3 +96,25 @@ class CallContext:
 CURRENT_CALL: contextvars.ContextVar[CallContext | None] = contextvars.ContextVar("lexbench_call", default=None)
 """The attempt running in this worker thread, or ``None`` outside
 :func:`~lexbench.providers.policy.call_provider`."""
+
+
+def call_memory() -> PeakMemory | None:
+    """The attempt in progress's memory sampler, where an engine or worker registers its process group
+    (``watch`` when it starts, ``unwatch`` before it is killed); ``None`` outside a call."""
+    context = CURRENT_CALL.get()
+    return context.trace.memory if context is not None else None
+
+
+@contextlib.contextmanager
+def watch_memory(pgid: int | None) -> Iterator[None]:
+    """Count process group ``pgid`` in the current attempt's peak memory during the block (its last
+    sample as the block ends). Does nothing outside a call or for ``None``."""
+    memory = call_memory()
+    if memory is None or pgid is None:
+        yield
+        return
+    memory.watch(pgid)
+    try:
+        yield
+    finally:
+        memory.unwatch(pgid)

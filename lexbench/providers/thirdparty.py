@@ -32,7 +32,7 @@ from lexbench.providers.call import FetchError
 from lexbench.providers.engine_process import EngineProcess, fresh_profile, run_process
 from lexbench.providers.engines import ENGINES, Completion, command_line
 from lexbench.providers.headless import (
-    WORKERS_DIR, EngineRun, HeadlessProvider, PreflightError, dom_to_markdown, parse_options, probe_version,
+    WORKERS_DIR, HeadlessProvider, PreflightError, dom_to_markdown, parse_options, probe_version,
     replay_host, which,
 )
 
@@ -240,8 +240,6 @@ class Crawl4ai(HeadlessProvider):
                     raise FetchError(ErrorType.SERVICE_ERROR, "chromium did not start its CDP server")
                 run = self._run(self.worker_argv(match.group(1), url), deadline)
                 browser.kill()
-                self.last_run = EngineRun(elapsed_s=deadline.seconds - deadline.remaining(),
-                                          peak_memory_bytes=browser.peak_memory_bytes + run.peak_memory_bytes)
         try:
             answer = json.loads(run.stdout.decode("utf-8", errors="replace").strip().splitlines()[-1])
         except (json.JSONDecodeError, IndexError):
