@@ -114,8 +114,9 @@ class PeakMemory:
     def unwatch(self, pgid: int) -> None:
         """Sample once more, then stop counting ``pgid``; the last group's removal stops the thread.
         Idempotent: a group not watched is ignored."""
-        if pgid not in self._groups:
-            return
+        with self._lock:
+            if pgid not in self._groups:
+                return
         self.sample()
         with self._lock:
             self._groups.discard(pgid)
