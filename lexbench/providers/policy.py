@@ -141,10 +141,10 @@ def call_provider(provider: Provider, case: Case, url: str, policy: RuntimePolic
     Returns the final attempt's result with ``attempts`` (every physical call, in order), ``latency_s``
     (the final attempt's seconds), ``metadata.cost_total`` (sum of known attempt costs), the boundary's
     ``dns_mode``/``resolutions``/``redirects``, and ``metadata.peak_memory_bytes`` with
-    ``memory_sampled_every_s`` when the final attempt ran an engine or worker process. The result is not redacted (the scorer sees what the
-    provider answered): redact with ``provider.redactor()`` before writing or printing any of it. A
-    provider whose credential variables are unset makes no call: ``missing_credentials``. Never raises
-    for a provider failure or bug.
+    ``memory_sampled_every_s`` when the final attempt ran an engine or worker process. The result is not
+    redacted (the scorer sees what the provider answered): redact with ``provider.redactor()`` before
+    writing or printing any of it. A provider whose credential variables are unset makes no call:
+    ``missing_credentials``. Never raises for a provider failure or bug.
     """
     policy = policy or RuntimePolicy()
     missing = provider.missing_credentials()
