@@ -1,6 +1,6 @@
 """What one call carries down to the shared boundary: its :class:`Deadline`, the :class:`FetchError` an
 adapter or the boundary raises on purpose, the body ceiling, and the attempt in progress
-(:data:`CURRENT_CALL`) with the memory sampler its engines and workers register with (:func:`watch_memory`)
+(:data:`CURRENT_CALL`) with the memory sampler its engines and workers register with (:func:`call_memory`)
 (SPEC §5).
 
 A leaf of the provider layer: :mod:`~lexbench.providers.http`, :mod:`~lexbench.providers.guard`,
@@ -10,11 +10,9 @@ A leaf of the provider layer: :mod:`~lexbench.providers.http`, :mod:`~lexbench.p
 
 from __future__ import annotations
 
-import contextlib
 import contextvars
 import threading
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -100,21 +98,8 @@ CURRENT_CALL: contextvars.ContextVar[CallContext | None] = contextvars.ContextVa
 
 def call_memory() -> PeakMemory | None:
     """The attempt in progress's memory sampler, where an engine or worker registers its process group
-    (``watch`` when it starts, ``unwatch`` before it is killed); ``None`` outside a call."""
+    (``watch`` when it starts, ``unwatch`` before it is killed; the runtime policy closes it when the
+    call has returned); ``None`` outside a call."""
     context = CURRENT_CALL.get()
     return context.trace.memory if context is not None else None
 
-
-@contextlib.contextmanager
-def watch_memory(pgid: int | None) -> Iterator[None]:
-    """Count process group ``pgid`` in the current attempt's peak memory during the block (its last
-    sample as the block ends). Does nothing outside a call or for ``None``."""
-    memory = call_memory()
-    if memory is None or pgid is None:
-        yield
-        return
-    memory.watch(pgid)
-    try:
-        yield
-    finally:
-        memory.unwatch(pgid)

@@ -2,22 +2,28 @@
 
 A call's engines and workers run as child processes, each in its own process group (Chromium with its
 zygote, renderers and utilities; the Node worker; the extraction worker; crawl4ai beside its browser).
-:class:`PeakMemory` watches the groups a call starts and, on a thread, samples the memory of every live
-member of every watched group every :data:`SAMPLE_EVERY_S` seconds, keeping the largest sum::
+A :class:`PeakMemory` per call keeps the largest sum, over samples, of the memory of every live member
+of every process group the call watches::
 
     memory = PeakMemory()
-    memory.watch(process.pid)        # a group leader's pid is its group id; samples at once
-    ...                              # the call runs; the thread samples every 0.1 s
+    memory.watch(process.pid)        # a group leader's pid is its group id
+    ...                              # the call runs; the sampling thread samples every 0.1 s
     memory.unwatch(process.pid)      # a last sample, before the group is killed
+    memory.close()                   # after the call: a last sample of what is still watched
     memory.peak_bytes                # e.g. 412_000_256, or None when no sample found a live member
+
+One daemon thread per process (``lexbench-memory``) samples every watched :class:`PeakMemory` every
+:data:`SAMPLE_EVERY_S` seconds and waits, without waking, while none is watched. It is shared rather
+than started per call because a local provider's call takes ~15 ms and a thread start costs up to
+0.5 ms on a loaded machine; for the same reason :meth:`PeakMemory.watch` takes no sample itself.
 
 What is summed is each process's proportional set size (PSS, ``psutil``'s ``memory_full_info().pss``,
 from ``/proc/<pid>/smaps_rollup``): a page shared by n processes counts 1/n in each, so a browser's
 helpers, which share most of their code and much of their data, are not counted several times over, as
 a sum of resident set sizes (RSS) would count them. Reading PSS makes the kernel walk the process's
 page tables: measured at 2.9 ms for a process holding 200 MiB (on 2 loaded cores), against 0.015 ms for
-RSS, and finding a group's members 0.4 ms among 110 processes. A sample of Chromium's group (~400 MB)
-costs some 6 ms of one core every 0.1 s. A process whose PSS cannot be read (another user's, on a
+RSS, and finding a group's members 0.4 ms among 110 processes. A sample of Chromium's group (~300 MB)
+costs some 5 ms of one core every 0.1 s. A process whose PSS cannot be read (another user's, on a
 hardened kernel) counts its RSS instead. Units: bytes.
 
 Sampling misses what lives and dies between two samples: the figure is a lower bound of the true peak,
@@ -28,6 +34,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from collections.abc import Iterable
 
 SAMPLE_EVERY_S = 0.1
@@ -75,21 +82,18 @@ def groups_memory_bytes(pgids: Iterable[int]) -> int | None:
 class PeakMemory:
     """The peak summed memory of the process groups one call watches; see the module docstring.
 
-    :meth:`watch` adds a group and samples at once (starting the sampling thread if it is idle);
-    :meth:`unwatch` samples once more and drops the group, and the thread stops, at once, when no group
-    is left. ``peak_bytes``: the largest sample in bytes, ``None`` while no sample has found a live
-    member. ``every_s``: seconds between samples (positive; ``ValueError`` otherwise). Thread-safe.
+    :meth:`watch` adds a group (the sampling thread samples it from its next tick on); :meth:`unwatch`
+    samples once more and drops the group; :meth:`close` samples what is still watched and drops it all.
+    ``peak_bytes``: the largest sample in bytes, ``None`` while no sample has found a live member.
+    ``every_s``: the sampling interval in seconds. Thread-safe; ``unwatch`` and ``close`` are idempotent.
     """
 
-    def __init__(self, every_s: float = SAMPLE_EVERY_S) -> None:
-        if not every_s > 0:
-            raise ValueError(f"the sampling interval must be a positive number of seconds, got {every_s!r}")
-        self.every_s = every_s
+    every_s = SAMPLE_EVERY_S
+
+    def __init__(self) -> None:
         self.peak_bytes: int | None = None
         self._groups: set[int] = set()
         self._lock = threading.Lock()
-        self._stopped = threading.Event()
-        self._thread: threading.Thread | None = None
 
     def sample(self) -> int | None:
         """Sample the watched groups now: their summed memory in bytes (``None`` when no member is
@@ -101,32 +105,69 @@ class PeakMemory:
         return total
 
     def watch(self, pgid: int) -> None:
-        """Count process group ``pgid`` (a group leader's pid) from now on; samples at once."""
+        """Count process group ``pgid`` (a group leader's pid) from now on."""
         with self._lock:
             self._groups.add(pgid)
-            if self._thread is None:
-                self._stopped = threading.Event()
-                self._thread = threading.Thread(target=self._run, args=(self._stopped,), daemon=True,
-                                                name="lexbench-memory")
-                self._thread.start()
-        self.sample()
+        _SAMPLER.add(self)
 
     def unwatch(self, pgid: int) -> None:
-        """Sample once more, then stop counting ``pgid``; the last group's removal stops the thread.
-        Idempotent: a group not watched is ignored."""
+        """Sample once more (while the group still runs), then stop counting ``pgid``."""
         with self._lock:
             if pgid not in self._groups:
                 return
         self.sample()
         with self._lock:
             self._groups.discard(pgid)
-            thread = self._thread if not self._groups else None
-            if thread is not None:
-                self._thread = None
-                self._stopped.set()
-        if thread is not None and thread is not threading.current_thread():
-            thread.join()
+            idle = not self._groups
+        if idle:
+            _SAMPLER.discard(self)
 
-    def _run(self, stopped: threading.Event) -> None:
-        while not stopped.wait(self.every_s):
-            self.sample()
+    def close(self) -> None:
+        """Sample what is still watched once more, then watch nothing (the call has ended)."""
+        self.sample()
+        with self._lock:
+            self._groups.clear()
+        _SAMPLER.discard(self)
+
+
+class _Sampler:
+    """The process's sampling thread: every :data:`SAMPLE_EVERY_S` seconds it samples each watched
+    :class:`PeakMemory`; with none watched it waits on a condition, so an idle process never wakes."""
+
+    def __init__(self) -> None:
+        self._watched: set[PeakMemory] = set()
+        self._changed = threading.Condition()
+        self._thread: threading.Thread | None = None
+
+    def add(self, memory: PeakMemory) -> None:
+        with self._changed:
+            self._watched.add(memory)
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(target=self._run, daemon=True, name="lexbench-memory")
+                self._thread.start()
+            self._changed.notify()
+
+    def discard(self, memory: PeakMemory) -> None:
+        with self._changed:
+            self._watched.discard(memory)
+
+    def forget_thread(self) -> None:
+        """In a forked child: the parent's thread is not there; the next ``add`` starts one."""
+        self._changed = threading.Condition()
+        self._thread = None
+        self._watched = set()
+
+    def _run(self) -> None:
+        while True:
+            with self._changed:
+                while not self._watched:
+                    self._changed.wait()
+            time.sleep(SAMPLE_EVERY_S)  # the interval itself; a new watch does not cut it short
+            with self._changed:
+                watched = list(self._watched)
+            for memory in watched:
+                memory.sample()
+
+
+_SAMPLER = _Sampler()
+os.register_at_fork(after_in_child=_SAMPLER.forget_thread)

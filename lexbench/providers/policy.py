@@ -230,7 +230,9 @@ def _attempt(provider: Provider, case: Case, url: str, policy: RuntimePolicy, nu
     worker.submit(contextvars.copy_context(), work)
     if one_off:
         worker.stop()  # queued behind its one call
-    if not done.wait(policy.timeout_s + policy.grace_s):
+    answered = done.wait(policy.timeout_s + policy.grace_s)
+    context.trace.memory.close()  # its last sample, after the timed call (an abandoned one's engine is killed later)
+    if not answered:
         context.abandoned.set()
         with _WORKERS_LOCK:
             if _WORKERS.get(provider) is worker:
