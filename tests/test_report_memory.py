@@ -16,8 +16,7 @@ from lexbench.providers.base import Provider
 from lexbench.record import RunRecorder, load_rows
 from lexbench.report import render_markdown, write_reports
 from lexbench.report_memory import mib_text
-from lexbench.run.row import RowContext
-from lexbench.run.session import scored_row
+from lexbench.run.row import RowContext, row_of
 from lexbench.verdict import Outcome, Verdict
 from tests.suite_factory import ARTICLES, write_suite
 from tests.test_report import MANIFEST, row
@@ -54,7 +53,7 @@ def test_the_figure_reaches_the_row_and_each_provider_s_median_and_max_reach_the
         for case, peak in zip(cases, peaks):
             answer = call_provider(Answers(peak, name=provider), case, "http://127.0.0.1:9/", RuntimePolicy(retries=0))
             verdict = Verdict(outcome=Outcome.PASS, explanation="pass: because")
-            recorder.append(scored_row(tmp_path, context, case, answer, answer, verdict))
+            recorder.append(row_of(context, case, verdict, answer))
     recorder.close()
 
     rows = load_rows(tmp_path)
