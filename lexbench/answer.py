@@ -144,6 +144,9 @@ class Attempt(BaseModel):
     late: bool = False
     resolutions: list[Resolution] = Field(default_factory=list)
     redirects: list[str] = Field(default_factory=list)
+    # Only for calls that ran a child process; absent otherwise, so other rows keep their bytes.
+    peak_memory_bytes: int | None = Field(default=None, ge=0, exclude_if=lambda value: value is None)
+    """This call's peak memory in bytes (see ``ResultMetadata.peak_memory_bytes``)."""
 
     @field_validator("error_message", "request_id", "redirects")
     @classmethod
@@ -162,6 +165,11 @@ class ResultMetadata(BaseModel):
     ``dns_mode`` and ``resolutions`` are what the shared HTTP boundary used and observed (final
     attempt); ``redirects`` the URLs followed after the first request; ``content_type`` the final
     response's Content-Type header.
+
+    ``peak_memory_bytes`` is the final call's peak memory in bytes: the largest sum, over the samples
+    taken every ``memory_sampled_every_s`` seconds, of the proportional set size (PSS) of every process
+    in the process groups the call's engine or worker ran (:mod:`lexbench.providers.memory`); ``None``
+    (and left out of the row) for a call that ran no child process: in-process and hosted providers.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -179,6 +187,8 @@ class ResultMetadata(BaseModel):
     resolutions: list[Resolution] = Field(default_factory=list)
     redirects: list[str] = Field(default_factory=list)
     content_type: str | None = None
+    peak_memory_bytes: int | None = Field(default=None, ge=0, exclude_if=lambda value: value is None)
+    memory_sampled_every_s: float | None = Field(default=None, gt=0, exclude_if=lambda value: value is None)
 
     @field_validator("request_id", "engine", "billing", "cost_unit", "redirects", "content_type")
     @classmethod

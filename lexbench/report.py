@@ -25,6 +25,7 @@ from typing import Any
 
 from lexbench.record import RunRow
 from lexbench.report_html import html_from_model
+from lexbench.report_memory import memory_intro, mib_text
 from lexbench.report_model import (
     BREAKDOWNS, COMPARISON_HEADINGS, COMPONENT_COLUMNS, COMPONENT_LABELS, FLAGS_INTRO, LEADERBOARD_COMPONENTS,
     ReportModel, boilerplate_text, build_model, cost_text, flagged_cases, import_caveats, import_heading, interval_text,
@@ -151,6 +152,13 @@ def markdown_from_model(model: ReportModel) -> str:
                      f"| {secs(entry['latency_p95_s'])} | {secs(entry['latency_max_s'])} | {entry['attempts']} "
                      f"| {entry['retried_items']} | {md_text(cost_text(entry['cost']))} |")
     lines.append("")
+    if (intro := memory_intro(report)) is not None:
+        lines += ["## Peak memory", "", md_text(intro), "",
+                  "| provider | measured items | median peak | max peak |", "|---|---:|---:|---:|"]
+        for entry in report["memory"]:
+            lines.append(f"| {md_text(entry['provider'])} | {entry['measured_items']} "
+                         f"| {mib_text(entry['peak_memory_median_bytes'])} | {mib_text(entry['peak_memory_max_bytes'])} |")
+        lines.append("")
     classes = sorted({c for entry in report["failure_classes"] for c in entry["classes"]})
     if classes:
         lines += ["## Failure classes", "", "| provider | " + " | ".join(map(md_text, classes)) + " |",

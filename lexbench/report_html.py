@@ -26,6 +26,7 @@ from html import escape
 from typing import Any
 
 from lexbench.record import RunRow
+from lexbench.report_memory import memory_intro, mib_text
 from lexbench.report_model import (BREAKDOWNS, COMPARISON_HEADINGS, COMPONENT_COLUMNS, COMPONENT_LABELS, FLAGS_INTRO,
                                    LEADERBOARD_COMPONENTS, ProviderSummary, ReportModel, boilerplate_text, build_model,
                                    cost_text, flagged_cases, import_caveats, import_heading, interval_text, ordered_rows,
@@ -322,6 +323,11 @@ def html_from_model(model: ReportModel) -> str:
              _n(secs(e["latency_max_s"])), _n(e["attempts"]), _n(e["retried_items"]), _n(cost_text(e["cost"]))]
             for e in report["latency_and_cost"]]
     parts.append(_table(["provider", "timed items", "p50 s", "p95 s", "max s", "attempts", "retried items", "cost"], body))
+    if (intro := memory_intro(report)) is not None:
+        parts.append(f'<h2 id="memory">Peak memory</h2><p>{escape(intro)}</p>')
+        body = [[_t(e["provider"]), _n(e["measured_items"]), _n(mib_text(e["peak_memory_median_bytes"])),
+                 _n(mib_text(e["peak_memory_max_bytes"]))] for e in report["memory"]]
+        parts.append(_table(["provider", "measured items", "median peak", "max peak"], body))
 
     parts.append('<h2 id="heatmap">Provider × case</h2>')
     legend = "".join(f'<span style="background:{COLOURS[k]}"></span>{k}' for k in ("pass", "fail", "unresolvable", "missing"))

@@ -23,6 +23,7 @@ from typing import Any
 from lexbench import stats
 from lexbench.dataset.flags import flag_explanation
 from lexbench.record import RESPONSES_DIR, RunRow, scorer_version
+from lexbench.report_memory import memory_figures
 from lexbench.verdict import Component, Outcome
 
 
@@ -352,10 +353,10 @@ def build_model(rows: Iterable[RunRow], manifest: dict[str, Any], imported: dict
 
 def build_report(rows: Sequence[RunRow], manifest: dict[str, Any]) -> dict[str, Any]:
     """The whole report as plain data (``report.json``): run facts, leaderboards with bootstrap
-    intervals, pairwise comparisons, breakdowns, component failures, latency and cost, failure classes,
-    flagged cases with each flag's meaning, and every item that did not pass (with its saved answer's
-    relative path). ``run.suite.import`` holds an imported suite's format and caveats when the caller
-    read them (:func:`build_model`).
+    intervals, pairwise comparisons, breakdowns, component failures, latency and cost, peak memory (bytes,
+    :mod:`lexbench.report_memory`), failure classes, flagged cases with each flag's meaning, and every item
+    that did not pass (with its saved answer's relative path). ``run.suite.import`` holds an imported
+    suite's format and caveats when the caller read them (:func:`build_model`).
 
     Rates are shares in 0–1 and latencies seconds, rounded to 4 decimals.
     """
@@ -388,6 +389,7 @@ def _report_data(rows: list[RunRow], manifest: dict[str, Any], summaries: list[P
         "breakdowns": {},
         "components": [],
         "latency_and_cost": [],
+        "memory": memory_figures(rows, providers),
         "failure_classes": [],
         "flagged": [{"case": case, "flag": flag} for case, flag in flagged],
         "flags": {flag: flag_explanation(flag) for flag in sorted({f for _, f in flagged})},

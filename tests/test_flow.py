@@ -8,13 +8,13 @@ is the package's ``__init__`` only):
                         ``text`` (the text normal form the dataset and the scorer share)
                         ``resources`` (where the suites, workers and schemas are: checkout or wheel)
   1   dataset           ``lexbench.dataset`` (cases, cohort, compile, bindings, checks, suite, ...)
-  2   replay/providers  ``replay``, ``lexbench.providers``
+  2   replay/providers  ``replay``, ``lexbench.providers``, ``lexbench.workers`` (standalone worker scripts)
   3   scoring           ``lexbench.scoring``
   4   importers         ``dataset.importers``, ``dataset.evidence``, ``dataset.selection``: build
                         datasets from corpora; two formats check a capture against its contract with
                         the scorer, so they come after it
   5   run               ``run`` ``record`` ``shard`` ``certify`` ``rundir`` ``stats`` ``checkout``
-  6   report            ``report`` ``report_model`` ``report_html``
+  6   report            ``report`` ``report_model`` ``report_memory`` ``report_html``
   7   evals             ``lexbench.evals``
   8   entry points      ``cli``, ``plugin``
 ====  ================  ==========================================================================
@@ -42,12 +42,12 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("leaves", ("lexbench", "lexbench.errors", "lexbench.jsonfile", "lexbench.charsets", "lexbench.answer",
                 "lexbench.verdict", "lexbench.text", "lexbench.resources")),
     ("dataset", ("lexbench.dataset",)),
-    ("replay/providers", ("lexbench.replay", "lexbench.providers")),
+    ("replay/providers", ("lexbench.replay", "lexbench.providers", "lexbench.workers")),
     ("scoring", ("lexbench.scoring",)),
     ("importers", ("lexbench.dataset.importers", "lexbench.dataset.evidence", "lexbench.dataset.selection")),
     ("run", ("lexbench.run", "lexbench.record", "lexbench.shard", "lexbench.certify", "lexbench.rundir",
              "lexbench.stats", "lexbench.checkout")),
-    ("report", ("lexbench.report", "lexbench.report_model", "lexbench.report_html")),
+    ("report", ("lexbench.report", "lexbench.report_model", "lexbench.report_memory", "lexbench.report_html")),
     ("evals", ("lexbench.evals",)),
     ("entry points", ("lexbench.cli", "lexbench.plugin")),
 )

@@ -142,8 +142,9 @@ def test_two_engines_that_disagree_are_refused_naming_both():
 
 
 REPO = Path(__file__).resolve().parents[1]
-TIMING = ("latency_s", "latency_p50_s", "latency_p95_s", "latency_max_s")
-"""Wall-clock figures: the only row and report fields two runs over the same items may differ in."""
+TIMING = ("latency_s", "latency_p50_s", "latency_p95_s", "latency_max_s",
+          "peak_memory_bytes", "peak_memory_median_bytes", "peak_memory_max_bytes")
+"""Wall-clock and memory figures: the only row and report fields two runs over the same items may differ in."""
 
 
 def without_timing(value):

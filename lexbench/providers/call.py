@@ -1,6 +1,7 @@
 """What one call carries down to the shared boundary: its :class:`Deadline`, the :class:`FetchError` an
 adapter or the boundary raises on purpose, the body ceiling, and the attempt in progress
-(:data:`CURRENT_CALL`) (SPEC §5).
+(:data:`CURRENT_CALL`) with the memory sampler its engines and workers register with (:func:`call_memory`)
+(SPEC §5).
 
 A leaf of the provider layer: :mod:`~lexbench.providers.http`, :mod:`~lexbench.providers.guard`,
 :mod:`~lexbench.providers.resolve` and the adapters take these from here, never from
@@ -17,6 +18,7 @@ from typing import Any
 
 from lexbench.answer import DnsMode, ErrorType, ProviderResult, Resolution, ResultMetadata
 from lexbench.providers.credentials import Redactor
+from lexbench.providers.memory import PeakMemory
 
 MAX_BODY_BYTES = 20_000_000
 """The ceiling on response bodies, decompressed bodies and subprocess output (SPEC §5)."""
@@ -63,12 +65,14 @@ class FetchError(Exception):
 
 @dataclass
 class CallTrace:
-    """What the shared boundary observed during one attempt (filled in as it goes)."""
+    """What the shared boundary observed during one attempt (filled in as it goes). ``memory`` samples
+    the process groups the attempt's engines and workers run in (:func:`call_memory`)."""
 
     dns_mode: DnsMode | None = None
     resolutions: list[Resolution] = field(default_factory=list)
     redirects: list[str] = field(default_factory=list)
     exchanges: int = 0
+    memory: PeakMemory = field(default_factory=PeakMemory)
 
 
 @dataclass
@@ -90,3 +94,12 @@ class CallContext:
 CURRENT_CALL: contextvars.ContextVar[CallContext | None] = contextvars.ContextVar("lexbench_call", default=None)
 """The attempt running in this worker thread, or ``None`` outside
 :func:`~lexbench.providers.policy.call_provider`."""
+
+
+def call_memory() -> PeakMemory | None:
+    """The attempt in progress's memory sampler, where an engine or worker registers its process group
+    (``watch`` when it starts, ``unwatch`` before it is killed; the runtime policy closes it when the
+    call has returned); ``None`` outside a call."""
+    context = CURRENT_CALL.get()
+    return context.trace.memory if context is not None else None
+

@@ -9,8 +9,9 @@ Every browser or worker process a provider starts goes through :class:`EnginePro
 - on the deadline, on the ceiling, or when the ``with`` block ends, the whole group is killed with
   SIGKILL, the direct child is reaped, and the call waits (briefly) until no member of the group is
   left, so no orphan engine outlives the call;
-- the memory of the whole group is sampled while it runs: the sum of each member's proportional set
-  size (PSS, so pages the helpers share count once), falling back to RSS (``peak_memory_bytes``).
+- inside a provider call, the group is watched by the call's memory sampler from start to kill
+  (:func:`~lexbench.providers.call.call_memory`, :mod:`~lexbench.providers.memory`), so the call's
+  result records the peak memory of every process it ran.
 
 :func:`fresh_profile` gives each call its own empty profile directory, named with
 :data:`PROFILE_PREFIX` so a test can find any engine process left behind (:func:`engine_processes`).
@@ -31,14 +32,15 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from lexbench.providers.call import call_memory
+
 MAX_OUTPUT_BYTES = 20_000_000
 """The subprocess output ceiling (SPEC §5), the same number as the response-body ceiling."""
 PROFILE_PREFIX = "lexbench-profile-"
 """Every per-call profile directory's name starts with this; it appears in the engine's command line."""
 _STDERR_KEEP = 64_000  # stderr is diagnostics only: keep its tail
-_SAMPLE_EVERY_S = 0.1
+_POLL_S = 0.1
 _GROUP_EXIT_WAIT_S = 5.0
-_PAGE_SIZE = os.sysconf("SC_PAGE_SIZE")
 
 
 @dataclass(frozen=True)
@@ -49,7 +51,6 @@ class ProcessRun:
     reaped). ``stdout``: bytes, at most ``max_output_bytes`` (cut when ``too_large``). ``stderr``: the
     decoded tail (at most 64,000 bytes). ``elapsed_s``: wall seconds from start to reap.
     ``timed_out``: the deadline killed it. ``too_large``: the output ceiling killed it.
-    ``peak_memory_bytes``: the largest sampled sum of memory (PSS) over the process group.
     """
 
     argv: tuple[str, ...]
@@ -59,7 +60,6 @@ class ProcessRun:
     elapsed_s: float
     timed_out: bool
     too_large: bool
-    peak_memory_bytes: int
 
 
 class _Capture:
@@ -120,9 +120,8 @@ class EngineProcess:
         self._lines: list[str] = []
         self._line_event = threading.Condition()
         self._started = 0.0
-        self._peak_memory = 0
         self._too_large = threading.Event()
-        self._stopped = threading.Event()
+        self._memory = call_memory()
         self.process: subprocess.Popen[bytes] | None = None
 
     def start(self) -> EngineProcess:
@@ -134,8 +133,8 @@ class EngineProcess:
         )
         self._stdout = _Capture(self.process.stdout, self._limit, False, self._overflow, self._on_line)
         self._stderr = _Capture(self.process.stderr, _STDERR_KEEP, True, lambda: None, self._on_line)
-        self._sampler = threading.Thread(target=self._sample_until_stopped, daemon=True, name="lexbench-engine-memory")
-        self._sampler.start()
+        if self._memory is not None:
+            self._memory.watch(self.pgid)
         return self
 
     def __enter__(self) -> EngineProcess:
@@ -176,21 +175,6 @@ class EngineProcess:
                     return None
                 self._line_event.wait(min(left, 0.1))
 
-    def sample_memory(self) -> int:
-        """Memory (bytes, PSS summed over the group's live members) now; updates the peak."""
-        total = sum(_memory(pid) for pid, state, _ in _group_states(self.pgid) if state != "Z")
-        self._peak_memory = max(self._peak_memory, total)
-        return total
-
-    def _sample_until_stopped(self) -> None:
-        while not self._stopped.wait(_SAMPLE_EVERY_S):
-            self.sample_memory()
-
-    @property
-    def peak_memory_bytes(self) -> int:
-        """The largest memory sample so far (bytes); 0 before the first sample."""
-        return self._peak_memory
-
     def finish(self, deadline_s: float) -> ProcessRun:
         """Wait up to ``deadline_s`` seconds for the process to exit; past it, kill the group.
 
@@ -208,13 +192,12 @@ class EngineProcess:
                 timed_out = True
                 break
             with contextlib.suppress(subprocess.TimeoutExpired):
-                self.process.wait(min(left, _SAMPLE_EVERY_S))
+                self.process.wait(min(left, _POLL_S))
         self.kill()
         return ProcessRun(
             argv=self.argv, returncode=self.process.returncode, stdout=self._stdout.data(),
             stderr=self._stderr.data().decode("utf-8", errors="replace"), elapsed_s=time.perf_counter() - self._started,
             timed_out=timed_out and not self._too_large.is_set(), too_large=self._too_large.is_set(),
-            peak_memory_bytes=self._peak_memory,
         )
 
     def _killpg(self) -> None:
@@ -227,13 +210,14 @@ class EngineProcess:
         """Kill every member of the group, reap the child, wait for the group to empty; idempotent."""
         if self.process is None:
             return
-        self._stopped.set()
+        if self._memory is not None:
+            self._memory.unwatch(self.pgid)  # its last sample, while the group still runs
         self._killpg()
         with contextlib.suppress(subprocess.TimeoutExpired):
             self.process.wait(_GROUP_EXIT_WAIT_S)
         # Grandchildren are re-parented and reaped by init; wait until none is left running.
         end = time.monotonic() + _GROUP_EXIT_WAIT_S
-        while any(state != "Z" for _, state, _ in _group_states(self.pgid)) and time.monotonic() < end:
+        while any(state != "Z" for _, state in _group_states(self.pgid)) and time.monotonic() < end:
             self._killpg()
             time.sleep(0.02)
         for capture in (self._stdout, self._stderr):
@@ -261,37 +245,25 @@ def fresh_profile() -> Iterator[Path]:
         shutil.rmtree(path, ignore_errors=True)
 
 
-def _proc_stat(pid: str) -> tuple[int, str, int] | None:
-    """(process group id, state letter, resident bytes) from ``/proc/<pid>/stat``; None if gone."""
+def _proc_stat(pid: str) -> tuple[int, str] | None:
+    """(process group id, state letter) from ``/proc/<pid>/stat``; None if gone."""
     try:
         raw = Path(f"/proc/{pid}/stat").read_text()
     except OSError:
         return None
     fields = raw[raw.rfind(")") + 2 :].split()  # the command name may contain spaces or ')'
-    return int(fields[2]), fields[0], int(fields[21]) * _PAGE_SIZE
+    return int(fields[2]), fields[0]
 
 
-def _group_states(pgid: int) -> list[tuple[str, str, int]]:
-    """(pid, state letter, RSS bytes) of every process in group ``pgid``."""
+def _group_states(pgid: int) -> list[tuple[str, str]]:
+    """(pid, state letter) of every process in group ``pgid``."""
     found = []
     for entry in os.scandir("/proc"):
         if entry.name.isdigit():
             stat = _proc_stat(entry.name)
             if stat is not None and stat[0] == pgid:
-                found.append((entry.name, stat[1], stat[2]))
+                found.append((entry.name, stat[1]))
     return found
-
-
-def _memory(pid: str) -> int:
-    """Proportional set size of ``pid`` in bytes (RSS if smaps_rollup is unreadable; 0 if gone)."""
-    try:
-        for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
-            if line.startswith("Pss:"):
-                return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    stat = _proc_stat(pid)
-    return stat[2] if stat is not None else 0
 
 
 def engine_processes(marker: str = PROFILE_PREFIX) -> list[tuple[int, str]]:

@@ -7,7 +7,9 @@ answer within what is left of the call's deadline. At the deadline, or when the 
 20,000,000-byte output ceiling, the child's process group is killed and reaped; a fresh child is
 started during the next call's (untimed) preparation, so an abandoned extraction never runs beside
 the next one. The child also has an address-space limit, so a runaway parse fails the call instead of
-exhausting the host, and a parser crash ends the child, not the pytest process.
+exhausting the host, and a parser crash ends the child, not the pytest process. From each extraction
+to the end of its call, the child's memory counts in that call's peak memory
+(:func:`~lexbench.providers.call.call_memory`).
 
 The ``langchain`` provider runs its loader in a child of the same kind (:class:`ExtractionWorker` with
 its own ``argv``). Engines and other one-shot subprocesses use :mod:`lexbench.providers.engine_process`.
@@ -27,7 +29,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from lexbench.answer import ErrorType
-from lexbench.providers.call import MAX_BODY_BYTES, Deadline, FetchError
+from lexbench.providers.call import MAX_BODY_BYTES, Deadline, FetchError, call_memory
 
 WORKER_MEMORY_BYTES = 4 * 1024**3
 """Address-space limit of the child: a runaway parse fails instead of swapping the host."""
@@ -129,6 +131,11 @@ class ExtractionWorker:
         self.ensure_started()
         request = json.dumps(dict(message), ensure_ascii=False).encode("utf-8", errors="surrogatepass")
         with self._lock:
+            memory, pid = call_memory(), self.pid
+            if memory is not None and pid is not None:
+                # Its own session: the child's pid is its group id. It outlives the call, so its last
+                # sample is taken when the runtime policy closes the call's sampler, outside the timing.
+                memory.watch(pid)
             try:
                 self._send(_FRAME.pack(len(request)) + request, deadline)
                 return self._receive(deadline)

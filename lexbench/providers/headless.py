@@ -27,7 +27,6 @@ import ipaddress
 import json
 import shutil
 from collections.abc import Mapping
-from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 from typing import Any, ClassVar, Literal
@@ -180,14 +179,6 @@ def dom_to_markdown(html: str) -> tuple[str, str | None]:
     return markdownify.markdownify(body, heading_style="ATX").strip(), (title.strip() or None) if title else None
 
 
-@dataclass
-class EngineRun:
-    """Measurements of the last call's engine process: wall seconds and peak memory (bytes, PSS)."""
-
-    elapsed_s: float
-    peak_memory_bytes: int
-
-
 class HeadlessProvider(Provider):
     """Base of the two route types; see the module docstring. Subclasses set ``route`` and the contract."""
 
@@ -203,7 +194,6 @@ class HeadlessProvider(Provider):
             raise ConfigError(f"provider {self.name!r}: {exc}") from None
         self.version: str | None = None
         self._preflight_error: PreflightError | None = None
-        self.last_run: EngineRun | None = None
 
     @classmethod
     def validate_options(cls, options: Mapping[str, Any]) -> None:
@@ -305,8 +295,6 @@ class HeadlessProvider(Provider):
                                      "the browser was killed") from None
             finally:
                 browser.kill()
-                self.last_run = EngineRun(elapsed_s=deadline.seconds - deadline.remaining(),
-                                          peak_memory_bytes=browser.peak_memory_bytes)
         if len(rendered.html.encode("utf-8")) > MAX_OUTPUT_BYTES:
             raise FetchError(ErrorType.TOO_LARGE, f"the rendered page exceeds {MAX_OUTPUT_BYTES:,} bytes",
                              upstream_status=rendered.status)
@@ -321,7 +309,6 @@ class HeadlessProvider(Provider):
             run = run_process(argv, deadline.remaining())
         except OSError as exc:
             raise FetchError(ErrorType.INFRASTRUCTURE, f"cannot start {argv[0]}: {exc.strerror or exc}") from None
-        self.last_run = EngineRun(elapsed_s=run.elapsed_s, peak_memory_bytes=run.peak_memory_bytes)
         if run.too_large:
             raise FetchError(ErrorType.TOO_LARGE, f"{self.engine.name} printed more than {MAX_OUTPUT_BYTES:,} bytes; killed")
         if run.timed_out:

@@ -142,10 +142,11 @@ def call_provider(provider: Provider, case: Case, url: str, policy: RuntimePolic
 
     Returns the final attempt's result with ``attempts`` (every physical call, in order), ``latency_s``
     (the final attempt's seconds), ``metadata.cost_total`` (sum of known attempt costs), the boundary's
-    ``dns_mode``/``resolutions``/``redirects``. The result is not redacted (the scorer sees what the
-    provider answered): redact with ``provider.redactor()`` before writing or printing any of it. A
-    provider whose credential variables are unset makes no call: ``missing_credentials``. Never raises
-    for a provider failure or bug.
+    ``dns_mode``/``resolutions``/``redirects``, and ``metadata.peak_memory_bytes`` with
+    ``memory_sampled_every_s`` when the final attempt ran an engine or worker process. The result is not
+    redacted (the scorer sees what the provider answered): redact with ``provider.redactor()`` before
+    writing or printing any of it. A provider whose credential variables are unset makes no call:
+    ``missing_credentials``. Never raises for a provider failure or bug.
     """
     return call_and_assess(provider, case, url, policy)[0]
 
@@ -193,11 +194,13 @@ def call_and_assess(provider: Provider, case: Case, url: str,
 
     costs = [a.cost for a in attempts if a.cost is not None]
     final = attempts[-1] if attempts else None
+    peak = trace.memory.peak_bytes
     metadata = result.metadata.model_copy(update={
         "cost_total": sum(costs) if costs else None,
         "dns_mode": result.metadata.dns_mode or trace.dns_mode,
         "resolutions": result.metadata.resolutions or list(trace.resolutions),
         "redirects": result.metadata.redirects or list(trace.redirects),
+        **({} if peak is None else {"peak_memory_bytes": peak, "memory_sampled_every_s": trace.memory.every_s}),
     })
     # None of these fields is read by assess_call: the assessment stands for the final result.
     result = result.model_copy(update={
@@ -243,7 +246,9 @@ def _attempt(provider: Provider, case: Case, url: str, policy: RuntimePolicy, nu
     worker.submit(contextvars.copy_context(), work)
     if one_off:
         worker.stop()  # queued behind its one call
-    if not done.wait(policy.timeout_s + policy.grace_s):
+    answered = done.wait(policy.timeout_s + policy.grace_s)
+    context.trace.memory.close()  # its last sample, after the timed call (an abandoned one's engine is killed later)
+    if not answered:
         context.abandoned.set()
         with _WORKERS_LOCK:
             if _WORKERS.get(provider) is worker:
@@ -281,6 +286,7 @@ def _attempt_record(result: ProviderResult, trace: CallTrace, late: bool, latenc
         late=late,
         resolutions=list(trace.resolutions),
         redirects=list(trace.redirects),
+        peak_memory_bytes=trace.memory.peak_bytes,
     )
 
 

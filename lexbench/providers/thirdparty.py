@@ -40,8 +40,8 @@ from lexbench.providers.engine_process import EngineProcess, fresh_profile, run_
 from lexbench.providers.engines import ENGINES, Completion, command_line
 from lexbench.providers.extraction import ExtractionWorker
 from lexbench.providers.headless import (
-    KILL_RESERVE_S, WORKERS_DIR, EngineRun, HeadlessProvider, PreflightError, dom_to_markdown, parse_options,
-    probe_version, replay_host, which,
+    KILL_RESERVE_S, WORKERS_DIR, HeadlessProvider, PreflightError, dom_to_markdown, parse_options, probe_version,
+    replay_host, which,
 )
 
 CRAWL4AI_WORKER = WORKERS_DIR / "crawl4ai" / "worker.py"
@@ -253,8 +253,6 @@ class Crawl4ai(HeadlessProvider):
                     raise FetchError(ErrorType.SERVICE_ERROR, "chromium did not start its CDP server")
                 run = self._run(self.worker_argv(match.group(1), url), deadline)
                 browser.kill()
-                self.last_run = EngineRun(elapsed_s=deadline.seconds - deadline.remaining(),
-                                          peak_memory_bytes=browser.peak_memory_bytes + run.peak_memory_bytes)
         try:
             answer = json.loads(run.stdout.decode("utf-8", errors="replace").strip().splitlines()[-1])
         except (json.JSONDecodeError, IndexError):

@@ -155,6 +155,8 @@ def test_markdown_route_converts_the_rendered_dom(engine_name, suite, pages):
     assert "Written by the server." in result.content and "setTimeout" not in result.content
     assert result.metadata.engine == f"{engine_name} {provider.version}"
     assert result.title == "Late page"
+    # The engine's process group was sampled while it ran: a browser or a Node runtime is tens of MB at least.
+    assert result.metadata.peak_memory_bytes > 10 * 2**20 and result.metadata.memory_sampled_every_s == 0.1
     if "upstream_status" in ENGINES[engine_name].records:
         assert result.metadata.upstream_status == 200 and result.final_url == pages.base + "/late"
     else:  # --dump-dom exits 0 whatever the page answered: the status stays unknown, never guessed
@@ -312,6 +314,7 @@ def test_crawl4ai_drives_system_chromium_over_cdp(suite, pages):
     result = call_provider(provider, suite.cases[0], pages.base + "/late", RuntimePolicy(timeout_s=40.0, retries=0))
     assert "Paragraph 3 written by a script" in result.content
     assert result.metadata.upstream_status == 200 and result.metadata.engine.startswith("crawl4ai 0.9.5 on chromium")
+    assert result.metadata.peak_memory_bytes > 10 * 2**20  # the browser's group and the worker's, sampled together
 
 
 def test_javascript_off_renders_the_page_as_its_server_sent_it(suite, pages):

@@ -46,6 +46,8 @@ def test_local_provider_returns_article_markdown(served, name):
     assert "do not count me" not in result.content  # script text never leaks
     assert result.latency_s > 0 and len(result.attempts) == 1
     assert result.final_url == server.url_for(case.id)
+    # The extraction worker (a Python with lxml and the extractors loaded) was sampled while it extracted.
+    assert result.metadata.peak_memory_bytes > 10 * 2**20 and result.metadata.memory_sampled_every_s == 0.1
 
 
 @pytest.mark.slow
