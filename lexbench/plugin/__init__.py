@@ -38,6 +38,7 @@ import pytest
 
 from lexbench.dataset.suite import Suite
 from lexbench.errors import LexbenchError, RunError
+from lexbench.plugin import hooks
 from lexbench.plugin.fixtures import (
     NAME_MARK, attach_test_row, case_of_test, check_test_providers, fetch_timeout, lexbench_case, lexbench_provider,
     lexbench_run, mark_call_start, parametrize_cases, provider_of_test, register_conftest_types,
@@ -62,8 +63,6 @@ __all__ = ["BACKSTOP_MARGIN", "STATE", "BenchState", "CaseItem", "RunWriter", "S
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
     """``pytest_addhooks``: the hooks a conftest.py may implement (:mod:`lexbench.plugin.hooks`)."""
-    from lexbench.plugin import hooks
-
     pluginmanager.add_hookspecs(hooks)
 
 

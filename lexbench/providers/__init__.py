@@ -84,7 +84,7 @@ class ProviderRegistry(Mapping[str, "type[Provider]"]):
         origin = self._origins.get(name)
         if origin is None:  # built-in: a failure is lexbench's own bug, shown as it is
             return getattr(importlib.import_module(module), attr)
-        from lexbench.providers.base import Provider
+        from lexbench.providers.base import Provider  # with the HTTP stack: only to check an entry point's type
 
         try:
             cls = getattr(importlib.import_module(module), attr)
