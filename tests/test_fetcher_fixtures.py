@@ -195,6 +195,37 @@ def test_a_provider_name_taken_twice_is_refused_before_any_item_runs(project):
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*test_other.py::test_second and test_other.py::test_acme both record as provider "
                                  "'acme'*"])
+    assert not (project.path / "runs").exists()  # a refused session leaves no run directory
+
+
+def test_a_users_test_parametrized_beyond_the_cases_is_refused_before_any_item_runs(project):
+    project.makepyfile(test_user='''
+        import pytest
+        import lexbench
+
+        @pytest.mark.parametrize("mode", ["a", "b"])
+        def test_variants(lexbench_case, mode):
+            lexbench.assert_passes(lexbench_case, "text")
+    ''')
+    result = project.runpytest(*OPEN_RUN, "test_user.py", "--providers=reference-echo")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*test_user.py::test_variants: parametrized over mode as well as the cases, so each "
+                                 "variant would record the same case under provider 'variants'*"])
+    assert not (project.path / "runs").exists()
+
+
+@pytest.mark.slow  # opening a run reads the checkout's git state (a process)
+def test_a_users_test_that_gives_no_answer_fails_and_is_recorded(project):
+    project.makepyfile(test_user='''
+        def test_forgetful(lexbench_case):
+            pass
+    ''')
+    run_dir = project.path / "run"
+    result = project.runpytest(*OPEN_RUN, "test_user.py", *ONE_CASE, f"--run-dir={run_dir}", "-rf")
+    result.assert_outcomes(failed=1, passed=1)  # reference-echo's item passes
+    assert "call lexbench.assert_passes(lexbench_case, answer) once" in result.stdout.str()
+    row = rows_of(run_dir)[(CASE, "forgetful")]
+    assert row["outcome"] == "fail" and "returned without an answer" in row["explanation"]
 
 
 def test_with_the_benchmark_off_a_users_test_is_skipped_with_how_to_turn_it_on(project):

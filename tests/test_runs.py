@@ -88,6 +88,19 @@ def test_a_killed_run_resumes_with_every_item_exactly_once(project, tmp_path_fac
     assert all((run / name).is_file() for name in REPORTS)
 
 
+def test_resuming_a_finished_run_runs_nothing_and_exits_0(project, tmp_path_factory):
+    """A retried CI job resumes a run that had finished: nothing is left, and that is success (not pytest's
+    exit 5, "no tests collected")."""
+    suite = write_suite(project.path / "suite", ARTICLES)
+    run = tmp_path_factory.mktemp("runs") / "run"
+    project.runpytest_subprocess(f"--suite={suite}", "--providers=reference-echo", f"--run-dir={run}")
+    result = project.runpytest_subprocess(f"--suite={suite}", "--providers=reference-echo", f"--resume={run}")
+    assert result.ret == pytest.ExitCode.OK, result.stdout.str()
+    assert "2 deselected" in result.stdout.str() and len(items(run)) == 2
+    result = project.runpytest_subprocess(f"--suite={suite}", "--providers=reference-echo", "-k", "nosuchitem")
+    assert result.ret == pytest.ExitCode.NO_TESTS_COLLECTED  # an empty selection of a new run stays exit 5
+
+
 def test_resume_refuses_other_settings_and_foreign_rows(project, tmp_path_factory):
     suite = write_suite(project.path / "suite", ARTICLES)
     run = tmp_path_factory.mktemp("runs") / "run"

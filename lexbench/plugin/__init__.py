@@ -247,7 +247,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if state is None:
         return
     if state.enabled:
-        check_test_providers(items, state)
+        try:
+            check_test_providers(items, state)
+        except pytest.UsageError:
+            state.pending = None  # refused: pytest still finishes the collection, which must not start the run
+            raise
     if state.shard is None and not state.completed:
         return
     cases = {case.id: index for index, case in enumerate(state.get_suite().cases)}
@@ -342,6 +346,17 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):  # type
         attach_test_row(item, call, report)
     return report
 
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """``pytest_sessionfinish``: resuming a run whose every item is already recorded runs nothing, and that
+    is a finished run, not an empty selection: exit 0 (pytest's 5 would fail a retried CI job)."""
+    state = session.config.stash.get(STATE, None)
+    if state is None or state.is_worker or exitstatus != pytest.ExitCode.NO_TESTS_COLLECTED or not state.completed:
+        return
+    if len(state.completed) >= len(state.get_suite().cases) * len(state.provider_names):
+        session.exitstatus = pytest.ExitCode.OK
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

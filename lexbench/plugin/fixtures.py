@@ -39,6 +39,8 @@ from lexbench.verdict import Verdict
 CASE_FIXTURE = "lexbench_case"
 NAME_MARK = "lexbench_provider_name"
 TEST_CONTRACT = "cleaned"
+NO_ANSWER = ("the test returned without an answer: call lexbench.assert_passes(lexbench_case, answer) once "
+             "(it is recorded as a fail)")
 """A user's fetcher competes on the shared readable-content leaderboard."""
 
 _ROW = pytest.StashKey[str]()
@@ -148,13 +150,19 @@ def case_of_test(item: pytest.Item) -> Case | None:
 
 def check_test_providers(items: list[pytest.Item], state: BenchState) -> None:
     """Refuse, before any item runs, a user's test whose provider name is not a valid one, or is taken by
-    a selected provider or another test function. Raises ``pytest.UsageError``."""
+    a selected provider or another test function, and a test parametrized over more than the cases (its
+    variants would record one case twice under one provider). Raises ``pytest.UsageError``."""
     owners: dict[str, str] = {}
     for item in items:
         name = provider_of_test(item)
         if name is None:
             continue
         function = item.nodeid.split("[", 1)[0]
+        others = sorted(set(item.callspec.params) - {CASE_FIXTURE})
+        if others:
+            raise pytest.UsageError(f"{function}: parametrized over {', '.join(others)} as well as the cases, so "
+                                    f"each variant would record the same case under provider {name!r}; write one "
+                                    f"test function per variant, each marked @pytest.mark.{NAME_MARK}('its-name')")
         if not re.match(PROVIDER_NAME, name):
             raise pytest.UsageError(f"{function}: provider name {name!r} is not one lexbench can record (letters, "
                                     f"digits, '.', '_', '-', at most 64); mark it @pytest.mark.{NAME_MARK}('name')")
@@ -189,8 +197,14 @@ def attach_test_row(item: pytest.Item, call: pytest.CallInfo, report: pytest.Tes
     if row is not None and report.skipped and isinstance(report.longrepr, tuple):
         path, line = item.reportinfo()[:2]  # an unresolvable verdict: shown at the test, not inside lexbench
         report.longrepr = (os.fspath(path), (line or 0) + 1, report.longrepr[2])
-    if row is None and report.failed and call.excinfo is not None:
-        message = call.excinfo.exconly().strip().splitlines()[-1][:500] if call.excinfo.exconly().strip() else "no answer"
+    if row is None and report.passed:  # it returned without an answer: a fetcher that gave nothing is no pass
+        report.outcome = "failed"
+        report.longrepr = NO_ANSWER
+    if row is None and report.failed:
+        if call.excinfo is not None and call.excinfo.exconly().strip():
+            message = call.excinfo.exconly().strip().splitlines()[-1][:500]
+        else:
+            message = NO_ANSWER
         row = crashed_row(state.row_context(name, state.get_suite().id, TEST_CONTRACT), case, message).model_dump_json()
     if row is not None:
         report.lexbench_row = row
