@@ -19,13 +19,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from lexbench.answer import ProviderResult
+from lexbench.answer import ErrorType, ProviderResult
 from lexbench.dataset.case import Case
 from lexbench.dataset.suite import Suite
+from lexbench.providers.call import MAX_BODY_BYTES
 from lexbench.verdict import Outcome, Verdict
 
 FORMATS = ("html", "markdown", "text")
 """The answer formats the scorer reads (:func:`lexbench.scoring.view.project`)."""
+
+_MEASURE_CHUNK = 1_000_000
+"""Characters encoded at a time when measuring an answer, so measuring never copies the whole of it."""
 
 AnswerSink = Callable[[ProviderResult, Verdict, float], None]
 """Receives a scored answer: the result, its verdict and ``time.perf_counter()`` when it was handed in."""
@@ -93,9 +97,13 @@ def answer_result(answer: str | ProviderResult, format: str | None = None) -> Pr
     """``answer`` as a result: a string is a successful answer in ``format`` (``"html"``,
     ``"markdown"`` or ``"text"``; sniffed with :func:`~lexbench.scoring.projection.sniff_format` when
     ``None``); a :class:`ProviderResult` is kept, its ``content_format`` set to ``format`` when given.
-    Raises ``TypeError`` for another type and ``ValueError`` for another format."""
+    Raises ``TypeError`` for another type and ``ValueError`` for another format. An answer over the
+    body ceiling is the ``too_large`` failure :func:`oversized` gives, not sniffed."""
     if format is not None and format not in FORMATS:
         raise ValueError(f"format={format!r}: the scorer reads {', '.join(FORMATS)}; omit it to sniff the format")
+    too_large = oversized(answer)
+    if too_large is not None:
+        return too_large
     if isinstance(answer, ProviderResult):
         return answer if format is None else answer.model_copy(update={"content_format": format})
     if isinstance(answer, str):
@@ -104,6 +112,32 @@ def answer_result(answer: str | ProviderResult, format: str | None = None) -> Pr
         return ProviderResult(success=True, content=answer, content_format=format or sniff_format(answer))
     hint = "; decode the bytes to str first" if isinstance(answer, (bytes, bytearray)) else ""
     raise TypeError(f"the answer must be a str or a lexbench.ProviderResult, not {type(answer).__name__}{hint}")
+
+
+def utf8_size(text: str) -> int:
+    """The size of ``text`` in UTF-8 bytes (a lone surrogate counts its 3 bytes), measured a chunk at a
+    time so that a large answer is not copied whole."""
+    if text.isascii():
+        return len(text)
+    return sum(len(text[start:start + _MEASURE_CHUNK].encode("utf-8", "surrogatepass"))
+               for start in range(0, len(text), _MEASURE_CHUNK))
+
+
+def oversized(answer: str | ProviderResult) -> ProviderResult | None:
+    """The ``too_large`` failure of an answer whose content passes :data:`MAX_BODY_BYTES` in UTF-8 bytes
+    (the ceiling a built-in provider's body meets, SPEC §5), keeping a result's timing and metadata;
+    ``None`` when it fits, or for a type :func:`answer_result` refuses."""
+    content = answer.content if isinstance(answer, ProviderResult) else answer
+    if not isinstance(content, str) or len(content) * 4 <= MAX_BODY_BYTES:  # 4: UTF-8's widest character
+        return None
+    size = utf8_size(content)
+    if size <= MAX_BODY_BYTES:
+        return None
+    message = f"the answer is {size:,} bytes, over the {MAX_BODY_BYTES:,}-byte ceiling; not scored"
+    if isinstance(answer, ProviderResult):
+        return ProviderResult.failure(ErrorType.TOO_LARGE, message, final_url=answer.final_url,
+                                      metadata=answer.metadata, latency_s=answer.latency_s, attempts=answer.attempts)
+    return ProviderResult.failure(ErrorType.TOO_LARGE, message)
 
 
 def timed(result: ProviderResult, elapsed_s: float) -> ProviderResult:
@@ -121,7 +155,8 @@ def assert_passes(case: CaseTarget | Case, answer: str | ProviderResult, *, form
     also hands it to the run record. Returns the verdict when it passes; raises
     :class:`VerdictFailure` (an ``AssertionError``) with the explanation when it fails; skips the test
     (``pytest.skip``) with the reason when it is unresolvable. Raises ``TypeError``/``ValueError`` for
-    an answer or format it cannot score.
+    an answer or format it cannot score. An answer over :data:`~lexbench.providers.call.MAX_BODY_BYTES`
+    UTF-8 bytes is not scored: it fails ``too_large``, as a built-in provider's body does.
     """
     received = time.perf_counter()
     target = case if isinstance(case, CaseTarget) else None

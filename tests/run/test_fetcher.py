@@ -7,7 +7,8 @@ import pytest
 import lexbench
 from lexbench.answer import ErrorType, ProviderResult
 from lexbench.dataset.suite import load_suite
-from lexbench.run.fetcher import CaseTarget, VerdictFailure, answer_result, timed
+from lexbench.providers.call import MAX_BODY_BYTES
+from lexbench.run.fetcher import CaseTarget, VerdictFailure, answer_result, timed, utf8_size
 from lexbench.scoring.budget import score_within_budget
 from lexbench.verdict import Outcome
 
@@ -102,3 +103,28 @@ def test_a_measured_latency_is_kept_and_a_missing_one_filled_in():
     assert timed(ProviderResult(success=True, latency_s=1.5), 0.2).latency_s == 1.5
     assert timed(ProviderResult(success=True), 0.2).latency_s == 0.2
     assert timed(ProviderResult(success=True), -1.0).latency_s == 0.0
+
+
+def test_an_answer_over_the_body_ceiling_fails_too_large_unscored_and_reaches_the_sink(case):
+    # 10,000,001 characters in 20,000,002 UTF-8 bytes: under the ceiling counted in characters, over it in bytes.
+    over = "é" * (MAX_BODY_BYTES // 2) + "é"
+    seen = []
+    target = CaseTarget(case, case.url, sink=lambda result, verdict, received: seen.append((result, verdict)))
+    with pytest.raises(VerdictFailure, match="20,000,002 bytes, over the 20,000,000-byte ceiling") as raised:
+        lexbench.assert_passes(target, over)
+    [(result, verdict)] = seen
+    assert not result.success and result.error_type is ErrorType.TOO_LARGE and result.content == ""
+    assert verdict is raised.value.verdict and verdict.outcome is Outcome.FAIL
+    given = ProviderResult(success=True, content=over, final_url="https://example.org/a", latency_s=2.5)
+    refused = answer_result(given, "text")
+    assert refused.error_type is ErrorType.TOO_LARGE and refused.latency_s == 2.5
+    assert refused.final_url == "https://example.org/a" and "20,000,002 bytes" in refused.error_message
+
+
+def test_an_answer_at_the_body_ceiling_is_kept_whole():
+    at = "é" * (MAX_BODY_BYTES // 2)  # exactly 20,000,000 UTF-8 bytes
+    result = answer_result(at, "text")
+    assert result.success and result.content is at
+    given = ProviderResult(success=True, content="x" * MAX_BODY_BYTES)
+    assert answer_result(given) is given
+    assert utf8_size("a\U0001f600\ud800é") == len("a\U0001f600\ud800é".encode("utf-8", "surrogatepass")) == 10
