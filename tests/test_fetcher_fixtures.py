@@ -163,6 +163,9 @@ def test_with_two_workers_the_rows_reach_the_controller(project, tmp_path_factor
                 for item, row in rows_of(run_dir).items()}
 
     assert comparable(parallel) == comparable(serial) and len(comparable(serial)) == 8
+    for run_dir in (serial, parallel):  # the workers tell the controller what they selected
+        completion = json.loads((run_dir / "manifest.json").read_text())["completion"]
+        assert completion == {"expected": 8, "recorded": 8, "missing": 0}
     assert json.loads((parallel / "manifest.json").read_text())["test_providers"].keys() == {
         "text_fetcher", "markdown_fetcher", "html_fetcher", "terse_fetcher", "acme-api", "result_fetcher",
         "broken_fetcher"}
@@ -263,6 +266,31 @@ def test_a_resumed_run_runs_only_the_cases_a_users_test_has_not_answered(project
 
 
 @pytest.mark.slow  # opening a run reads the checkout's git state (a process)
+def test_completion_counts_the_items_selected_not_those_k_deselected(project):
+    project.makepyfile(test_user='''
+        import lexbench
+
+        def test_my_fetcher(lexbench_case):
+            lexbench.assert_passes(lexbench_case, lexbench_case.title or "untitled")
+    ''')
+    run_dir = project.path / "run"
+    result = project.runpytest(*OPEN_RUN, "test_user.py", "--providers=reference-echo", "-k", "my_fetcher",
+                               f"--run-dir={run_dir}")
+    outcomes = result.parseoutcomes()
+    assert outcomes["deselected"] == 15 and outcomes.get("passed", 0) + outcomes.get("failed", 0) == 15
+    recorded = rows_of(run_dir)
+    assert len(recorded) == 15 and {provider for _, provider in recorded} == {"my_fetcher"}
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    assert manifest["completion"] == {"expected": 15, "recorded": 15, "missing": 0}
+
+    # A resume without -k selects the suite's items too: the run now expects both providers' items.
+    result = project.runpytest(*OPEN_RUN, "test_user.py", "--providers=reference-echo", f"--resume={run_dir}")
+    assert result.parseoutcomes()["deselected"] == 15  # the user's test's items are already recorded
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    assert manifest["completion"] == {"expected": 30, "recorded": 30, "missing": 0} and len(rows_of(run_dir)) == 30
+
+
+@pytest.mark.slow  # opening a run reads the checkout's git state (a process)
 def test_shards_deal_a_users_test_by_case_and_merge(project, tmp_path):
     from lexbench.record import merge_runs
 
@@ -277,6 +305,9 @@ def test_shards_deal_a_users_test_by_case_and_merge(project, tmp_path):
         result = project.runpytest(*OPEN_RUN, "test_user.py", "--providers=reference-echo", "-k", "carrick or rooftop",
                                    f"--shard={k}/2", f"--run-dir={run_dir}")
         result.assert_outcomes(passed=1, failed=1, deselected=28)
+        assert len(rows_of(run_dir)) == 2  # one case of the two each, by the suite's item and the user's test
+        completion = json.loads((run_dir / "manifest.json").read_text())["completion"]
+        assert completion == {"expected": 2, "recorded": 2, "missing": 0}
     merged = merge_runs(shards, tmp_path / "merged")
     assert merged["providers"] == ["reference-echo", "echo"]
     assert sorted(rows_of(tmp_path / "merged")) == sorted(

@@ -48,7 +48,7 @@ from lexbench.plugin.options import misrooted_path_option, option_value, pytest_
 from lexbench.plugin.state import (
     STATE, BenchState, benchmark_requested, idle_options, provider_config_of, runtime_policy_of,
 )
-from lexbench.plugin.writer import RunWriter
+from lexbench.plugin.writer import SELECTED_OUTPUT, RunWriter, run_item_names
 from lexbench.providers.policy import declared_family
 from lexbench.record import item_id
 from lexbench.replay import new_run_prefix, served_fetches_url
@@ -279,10 +279,13 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     """``pytest_collection_finish``: in a process that runs items (a worker, or ``-n 0``), import the
     scorer and build the providers its items will call, so that one-off costs (imports, a TLS context,
     the replay server's start) are paid before the first item rather than inside it: with ``-n 16``
-    sixteen first items paid them at once."""
+    sixteen first items paid them at once. A worker also hands the controller the names of the run's
+    items it selected, which the run's completion counts."""
     state = session.config.stash.get(STATE, None)
     if state is None or not _runs_items(session.config):
         return
+    if state.is_worker:  # the controller counts the run's selected items from them (RunWriter)
+        session.config.workeroutput[SELECTED_OUTPUT] = run_item_names(session.items)
     if session.items and not state.is_worker and getattr(session.config.option, "dist", "no") == "no":
         _start_run(session.config)
     names = {item.provider_name for item in session.items if isinstance(item, CaseItem)}

@@ -6,8 +6,29 @@ import pytest
 from _pytest.junitxml import xml_key  # the session's JUnit XML writer, as record_testsuite_property finds it
 
 from lexbench.errors import RunError
+from lexbench.plugin.fixtures import case_of_test, provider_of_test
+from lexbench.plugin.items import CaseItem
 from lexbench.plugin.state import BenchState
+from lexbench.record import item_id
 from lexbench.report import render_terminal, write_reports
+
+
+SELECTED_OUTPUT = "lexbench_selected"
+"""The key of a worker's ``workeroutput`` that carries :func:`run_item_names` of its selected items."""
+
+
+def run_item_names(items: list[pytest.Item]) -> list[str]:
+    """The run's item names (``<case-id>[<provider>]``, :func:`lexbench.record.item_id`) of the selected
+    ``items``: the suite's items and each user's test on ``lexbench_case``; other tests are not the run's."""
+    names = []
+    for item in items:
+        if isinstance(item, CaseItem):
+            names.append(item.name)
+            continue
+        case, tested = case_of_test(item), provider_of_test(item)
+        if case is not None and tested is not None:
+            names.append(item_id(case.id, tested))
+    return names
 
 
 class RunWriter:
@@ -22,11 +43,21 @@ class RunWriter:
         self.state = state
         self.session: pytest.Session | None = None
         self.selection_seen = False
+        self.selected: set[str] | None = None  # the run's items this session selected; None: not known yet
 
     @pytest.hookimpl(trylast=True)  # after the plugin's own hook has started the run
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         """``pytest_collection_finish`` (``-n 0``): the items this session runs."""
         self._selected([item.nodeid for item in session.items])
+        self.selected = set(run_item_names(session.items))
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node, error) -> None:  # type: ignore[no-untyped-def]
+        """pytest-xdist's ``pytest_testnodedown``: the run's items a worker selected (every worker selects
+        the same; a worker that died sends none)."""
+        names = getattr(node, "workeroutput", {}).get(SELECTED_OUTPUT)
+        if names is not None:
+            self.selected = (self.selected or set()) | set(names)
 
     @pytest.hookimpl(trylast=True)  # after the plugin's own hook has started the run
     def pytest_xdist_node_collection_finished(self, node, ids: list[str]) -> None:  # type: ignore[no-untyped-def]
@@ -100,7 +131,7 @@ class RunWriter:
             if hint:
                 terminalreporter.write_line(hint)
             return
-        for line in self.state.session.finish(write_reports, render_terminal):
+        for line in self.state.session.finish(write_reports, render_terminal, self.selected):
             if line.section:
                 terminalreporter.section(line.text)
             elif line.red:

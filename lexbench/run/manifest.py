@@ -96,7 +96,8 @@ class SessionRecord(_Part):
 
 
 class Completion(_Part):
-    """``completion``: of the items this run (or shard) expects, how many have a row."""
+    """``completion``: of the items this run selected over its sessions (a deselected item is not
+    this run's: not expected, not missing), how many have a row."""
 
     expected: int
     recorded: int

@@ -18,7 +18,7 @@ says how to resume.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -222,10 +222,16 @@ class RunSession:
         write_manifest(self.run_dir, self.manifest.record())
 
     def finish(self, write_reports: Callable[[Path, list[RunRow], dict[str, Any]], object],
-               render_terminal: Callable[[list[RunRow]], list[str]]) -> list[SummaryLine]:
+               render_terminal: Callable[[list[RunRow]], list[str]],
+               selected: Collection[str] | None = None) -> list[SummaryLine]:
         """Record the session's end and the completion in the manifest, write the reports (not in a
         measure-only run, nor after a write failure) and return the closing summary: the leaderboard,
         or why no report was written and how to continue.
+
+        ``selected``: the names (``<case-id>[<provider>]``) of the items this session selected, the
+        suite's and the users' tests' alike, after ``-k``/``-m``/``--shard``/``--lf``/``--resume``
+        deselected theirs; ``None`` when unknown (every process that collected them died), and the
+        run's whole plan is expected then.
 
         ``write_reports(run_dir, rows, manifest)`` and ``render_terminal(rows)`` come from the report
         stage (``lexbench.report``), which follows the run in the flow, so the caller hands them in."""
@@ -235,7 +241,7 @@ class RunSession:
             lines += [SummaryLine("lexbench run record", section=True),
                       SummaryLine(f"lexbench: the run stopped: {self.write_failure}", red=True)]
         try:
-            self._finish_manifest(rows)
+            self._finish_manifest(rows, selected)
         except OSError as exc:
             return [*lines, SummaryLine(f"lexbench: cannot write {self.run_dir / 'manifest.json'}: "
                                         f"{exc.strerror or exc}; the rows are kept; continue with "
@@ -263,14 +269,20 @@ class RunSession:
                                  f"report.json, {RESULTS_NAME})"))
         return lines
 
-    def _finish_manifest(self, rows: list[RunRow]) -> None:
-        """Record the session's end, how many expected items have a result, and whether a requested
-        certification was reached (every expected item recorded)."""
-        cases, names, shard = self.request.suite.cases, list(self.request.specs), self.request.shard
-        expected = {item_id(case.id, name) for c, case in enumerate(cases) for p, name in enumerate(names)
-                    if shard is None or shard.holds(c, p, len(names))}
-        recorded = {row.item_id for row in rows} & expected
+    def _finish_manifest(self, rows: list[RunRow], selected: Collection[str] | None) -> None:
+        """Record the session's end, how many of the run's selected items have a result, and whether a
+        requested certification was reached (every item of the run's whole plan recorded).
+
+        Completion counts what the run selected over its sessions: this session's ``selected`` items
+        plus those recorded before it (a resumed run); an item ``-k``, ``-m``, ``--lf`` or another
+        shard deselected is not this run's, so it is not missing. Certification does not follow the
+        selection: it needs every item of :meth:`planned_items`."""
+        planned = self.planned_items()
+        expected = planned if selected is None else set(selected) | self.completed
+        recorded_items = {row.item_id for row in rows}
+        recorded = recorded_items & expected
         missing = len(expected - recorded)
+        unfinished = len(planned - recorded_items)
         finished = utc_now()
         manifest = self.manifest
         session = manifest.sessions[-1]
@@ -278,10 +290,21 @@ class RunSession:
         manifest.finished = finished
         manifest.completion = Completion(expected=len(expected), recorded=len(recorded), missing=missing)
         if manifest.certification is not None:
-            manifest.certification.problems = [f"{missing} expected item(s) have no result; finish them with "
-                                               f"--resume={self.run_dir}"] if missing else []
-            manifest.certification.certified = not missing
+            manifest.certification.problems = [f"{unfinished} item(s) of the suite's cases × providers have no "
+                                               f"result; finish them with --resume={self.run_dir}"] if unfinished else []
+            manifest.certification.certified = not unfinished
         write_manifest(self.run_dir, manifest.record())
+
+    def planned_items(self) -> set[str]:
+        """The names of every item the run plans, whatever a session selects: each case of the suite
+        × each selected provider and each user's test provider (``manifest.test_providers``), within
+        this shard (a user's test is dealt to the shards by case, as
+        :func:`lexbench.plugin.pytest_collection_modifyitems` deals it)."""
+        cases, names, shard = self.request.suite.cases, list(self.request.specs), self.request.shard
+        planned = {item_id(case.id, name) for c, case in enumerate(cases) for p, name in enumerate(names)
+                   if shard is None or shard.holds(c, p, len(names))}
+        return planned | {item_id(case.id, name) for c, case in enumerate(cases) for name in self.manifest.test_providers
+                          if shard is None or shard.holds(c, 0, 1)}
 
     def keep_served_fetches(self, url: str) -> str | None:
         """Add the served-fetch log at ``url`` (the public replay server's, issue 21) to the run's

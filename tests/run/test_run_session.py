@@ -17,6 +17,7 @@ from lexbench.providers.guard import NetworkGuard
 from lexbench.answer import ProviderResult
 from lexbench.record import checked_rows, count_tokens, read_manifest
 from lexbench.report import render_terminal, write_reports
+from lexbench.run.manifest import Certification
 from lexbench.run.session import RunRequest, RunSession
 from lexbench.scoring.evaluate import evaluate_response
 from lexbench.shard import Shard
@@ -101,6 +102,28 @@ def test_a_session_writes_the_run_directory_lexbench_report_rebuilds(suite, tmp_
     assert titles == ["lexbench leaderboard"]
     assert summary[-1].text.startswith(f"run record: {run_dir} (4 items;")
 
+
+
+def test_completion_counts_the_selected_items_and_certification_the_whole_plan(suite, tmp_path):
+    session = RunSession.open(request(suite, tmp_path, run_dir="run"))
+    session.manifest.certification = Certification(checks=[], tree={})  # as --certified opens it
+    first = suite.cases[0]
+    session.add_test_provider("mine", "test_user.py::test_mine")
+    control = build_provider(default_config().select("reference-echo")[0], guard=NetworkGuard.allowing())
+    answer = call_provider(control, first, first.url, RuntimePolicy())
+    row = session.record(first, "reference-echo", answer, evaluate_response(first, answer))
+    session.append_json(row.model_copy(update={"provider": "mine"}).model_dump_json())  # as the user's test sends it
+    # The whole plan: 2 cases × (2 selected providers + the user's test).
+    assert session.planned_items() == {f"{case.id}[{p}]" for case in suite.cases
+                                       for p in ("reference-echo", "trafilatura", "mine")}
+    selected = [f"{first.id}[reference-echo]", f"{first.id}[mine]"]  # what -k left
+    session.finish(write_reports, render_terminal, selected)
+    session.close()
+    manifest = json.loads((tmp_path / "run" / "manifest.json").read_text())
+    assert manifest["completion"] == {"expected": 2, "recorded": 2, "missing": 0}
+    assert manifest["certification"]["certified"] is False
+    assert manifest["certification"]["problems"] == [
+        f"4 item(s) of the suite's cases × providers have no result; finish them with --resume={tmp_path / 'run'}"]
 
 def test_a_crashed_item_is_a_fail_of_class_crashed_and_unknown_items_are_ignored(suite, tmp_path):
     session = RunSession.open(request(suite, tmp_path, run_dir="run"))
