@@ -8,6 +8,7 @@ from _pytest.junitxml import xml_key  # the session's JUnit XML writer, as recor
 from lexbench.errors import RunError
 from lexbench.plugin.state import BenchState
 from lexbench.report import render_terminal, write_reports
+from lexbench.text import counted
 
 
 class RunWriter:
@@ -120,5 +121,5 @@ def no_run_hint(state: BenchState) -> str | None:
     suite = state.get_suite()
     given = " and ".join(f"{flag} {value!r}" for flag, value in (("-k", keyword), ("-m", markexpr)) if value)
     return (f"lexbench: {given} selected no item, so no run record was written; the benchmark's items are "
-            f"<case-id>[<provider>] for the {len(suite.cases)} cases of suite {suite.id} and the providers "
+            f"<case-id>[<provider>] for the {counted(len(suite.cases), 'case')} of suite {suite.id} and the providers "
             f"{', '.join(state.provider_names)}")
