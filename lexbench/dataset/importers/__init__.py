@@ -93,7 +93,7 @@ TRACK = "body"
 
 
 IMPORTED_SUITES = CASES_ROOT.parent / "build" / "suites"
-"""Where ``make corpus-suites`` writes imported suites (its ``SUITES``): one directory per format."""
+"""In a checkout, where ``make corpus-suites`` writes imported suites (its ``SUITES``): one directory per format."""
 CORPUS = CASES_ROOT.parent.parent / "shared" / "corpus"
 """The real corpus beside the repository (``make corpus-suites``' ``CORPUS``): one folder per format."""
 
