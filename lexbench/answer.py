@@ -244,7 +244,7 @@ _SETUP_ADVICE = {
     "rate_limited": "the service rate-limited the call; lower parallelism (-n) or retry later",
     "missing_credentials": "credentials are missing; set the provider's environment variable",
     "infrastructure": "a harness component failed (replay server, local preflight); fix the setup and rerun",
-    "replay_unreachable": "a hosted service cannot reach the local replay server; run it against live pages",
+    "replay_unreachable": "a hosted service cannot reach the local replay server; run it with --live or --replay-public-url",
     "not_public_url": "the case's URL is not a public page, so --live cannot fetch it; score it without --live (replay)",
 }
 # The fetch service's own HTTP status → the setup problem it means.

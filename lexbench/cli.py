@@ -18,6 +18,7 @@ from lexbench.errors import LexbenchError, RulesError, RunError
 from lexbench.evals.commands import add_approval_options
 from lexbench.evals.commands import add_verbs as add_evals_verbs
 from lexbench.jsonfile import read_json
+from lexbench.text import counted
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -268,7 +269,7 @@ def _report(args: argparse.Namespace) -> int:
         print(f"wrote {path} (sha256 {hashlib.sha256(path.read_bytes()).hexdigest()[:16]})")
     if approvals is not None:
         print(f"report: rows of historical configurations approved by {approvals.path} (sha256 {approvals.sha256})")
-    print(f"report: {len(rows)} items of suite {manifest.get('suite', {}).get('id', '?')}")
+    print(f"report: {counted(len(rows), 'item')} of suite {manifest.get('suite', {}).get('id', '?')}")
     return 0
 
 

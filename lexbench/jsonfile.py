@@ -17,7 +17,7 @@ import json
 import os
 import re
 import stat
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -137,3 +137,34 @@ def _check_text(text: str) -> None:
         text.encode("utf-8")
     except UnicodeEncodeError as exc:
         raise InvalidJson(f"a string holds a lone surrogate ({text[exc.start]!r}), which UTF-8 cannot encode") from None
+
+
+OBJECT_ERRORS = frozenset({"model_type", "model_attributes_type", "dict_type"})
+"""pydantic error types meaning "this value should have been a JSON object"."""
+
+
+def json_kind(value: Any) -> str:
+    """What JSON value ``value`` is, in words: ``"an array"``, ``"a string"``, ``"null"``, …"""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, (list, tuple)):
+        return "an array"
+    return "an object" if isinstance(value, dict) else type(value).__name__
+
+
+def validation_problem(error: Mapping[str, Any], *, root: str = "the top level") -> str:
+    """One pydantic error (an item of ``ValidationError.errors()``) as ``"<where>: <problem>"`` for a
+    user who wrote JSON: ``where`` is the dotted field path, or ``root`` for the document itself (never an
+    empty location); a value that should be an object reads ``"expected a JSON object, got an array"``
+    instead of pydantic's wording about dictionaries and model classes."""
+    where = ".".join(str(part) for part in error["loc"]) or root
+    problem = error["msg"]
+    if error["type"] in OBJECT_ERRORS:
+        problem = f"expected a JSON object, got {json_kind(error.get('input'))}"
+    return f"{where}: {problem}"

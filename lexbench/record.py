@@ -49,7 +49,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, Validation
 from lexbench.answer import Attempt, ResultMetadata
 from lexbench.checkout import loadable_tree
 from lexbench.errors import RunError
-from lexbench.jsonfile import InvalidJson, decode_json, read_json
+from lexbench.jsonfile import InvalidJson, decode_json, read_json, validation_problem
 from lexbench.run.approvals import Approvals, ApprovalError, Source, approvals_record, approve
 from lexbench.rundir import check_run_dir, open_nofollow, write_file
 from lexbench.scoring.evaluate import SCORER_VERSION
@@ -367,8 +367,7 @@ def _read_rows(run_dir: Path) -> tuple[list[tuple[int, RunRow]], list[str]]:
             rows.append((number, RunRow.model_validate(value)))
         except ValidationError as exc:
             first = exc.errors()[0]
-            field = ".".join(str(part) for part in first["loc"]) or "(row)"
-            damaged.append(f"line {number}: field {field}: {first['msg']}")
+            damaged.append(f"line {number}: {'field ' if first['loc'] else ''}{validation_problem(first, root='the row')}")
     return rows, damaged
 
 
@@ -659,9 +658,7 @@ def read_manifest(run_dir: Path) -> dict[str, Any]:
     try:
         RunManifest.model_validate(manifest)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        field = ".".join(str(part) for part in first["loc"]) or "(document)"
-        raise RunError(f"{path}: not a lexbench run manifest, or a damaged one (field {field}: {first['msg']}); "
+        raise RunError(f"{path}: not a lexbench run manifest, or a damaged one ({'field ' if exc.errors()[0]['loc'] else ''}{validation_problem(exc.errors()[0])}); "
                        "lexbench leaves it untouched") from None
     return manifest
 

@@ -24,6 +24,7 @@ from lexbench import stats
 from lexbench.dataset.flags import flag_explanation
 from lexbench.record import RESPONSES_DIR, RunRow, scorer_version
 from lexbench.report_memory import memory_figures
+from lexbench.text import counted
 from lexbench.verdict import Component, Outcome
 
 
@@ -497,8 +498,8 @@ def run_lines(report: dict[str, Any]) -> list[str]:
     policy = run.get("runtime_policy") or {}
     lines = [
         f"Suite {suite.get('id') or '?'} (revision {suite.get('revision') or '?'}, {suite.get('review_status') or '?'}), "
-        f"dataset sha256 {(suite.get('dataset_sha256') or '?')[:12]}: {counts['cases']} cases × {counts['providers']} "
-        f"providers = {counts['items']} items recorded.",
+        f"dataset sha256 {(suite.get('dataset_sha256') or '?')[:12]}: {counted(counts['cases'], 'case')} × "
+        f"{counted(counts['providers'], 'provider')} = {counted(counts['items'], 'item')} recorded.",
         f"Configuration sha256 {(run.get('configuration_sha256') or '?')[:12]}; mode {run.get('mode') or '?'}; "
         f"{policy.get('timeout_s', '?')} s per call, retries on failure: {policy.get('retries', '?')}; "
         f"scorer version {run.get('scorer_version') or 'not recorded (before version 2)'}.",
@@ -515,7 +516,7 @@ def run_lines(report: dict[str, Any]) -> list[str]:
     if run["measure_only"]:
         lines.append("Measure-only run: scored evidence for diagnostics; it does not certify anything.")
     if run.get("rerun"):
-        lines.append(f"Partial rerun: only the {run['rerun']['items']} items that failed or crashed last time "
+        lines.append(f"Partial rerun: only the {counted(run['rerun']['items'], 'item')} that failed or crashed last time "
                      "(pytest --lf), not every item of the suite; its rates are not the providers' rates.")
     return lines
 

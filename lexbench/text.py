@@ -238,3 +238,9 @@ def _fold_class(pattern: str, start: int) -> tuple[int, str]:
         body = "\\" + body  # no longer first: escape it so it stays a literal
     added = "".join(re.escape(char) if char != " " else " " for char in extra)
     return index + 1, "[" + ("^" if negated else "") + added + body + "]"
+
+
+def counted(n: int, noun: str, plural: str | None = None) -> str:
+    """``n`` and ``noun`` for a message a user reads: ``"1 item"``, ``"0 items"``, ``"3 items"``
+    (``plural`` defaults to ``noun + "s"``)."""
+    return f"{n} {noun if n == 1 else plural or noun + 's'}"

@@ -107,3 +107,5 @@ def test_replay_unreachable_is_unresolvable() -> None:
     assessment = assess_call(result(content="", success=False, error_type=error_type, api=None, upstream=None))
     assert assessment.outcome is Outcome.UNRESOLVABLE
     assert assessment.failure_class == "replay_unreachable"
+    assert assessment.message.startswith("replay_unreachable: a hosted service cannot reach the local replay server; "
+                                         "run it with --live or --replay-public-url")

@@ -30,7 +30,7 @@ from pydantic import Field, StringConstraints, ValidationError, model_validator
 
 from lexbench.dataset.case import CASE_ID_PATTERN, Model, NonEmpty, Rules, Sha256
 from lexbench.errors import RulesError
-from lexbench.jsonfile import InvalidJson, read_json
+from lexbench.jsonfile import InvalidJson, read_json, validation_problem
 
 COHORT_NAME = "cohort.json"
 CaseId = Annotated[str, StringConstraints(pattern=CASE_ID_PATTERN)]
@@ -266,8 +266,7 @@ def load_cohort(path: Path) -> Cohort:
     except ValidationError as exc:
         lines = []
         for err in exc.errors():
-            field = ".".join(str(part) for part in err["loc"]) or "(cohort)"
-            lines.append(f"{path}: {field}: {err['msg']}")
+            lines.append(f"{path}: {validation_problem(err)}")
         raise RulesError("\n".join(lines)) from None
 
 

@@ -17,7 +17,7 @@ from pydantic import ValidationError
 from lexbench.dataset.case import MIN_ENDING_FRAGMENTS, Case, CaseRule, Dataset, ReferenceBinding, ReviewStatus, Rules
 from lexbench.dataset.cohort import Cohort, check_inventory, load_cohort
 from lexbench.errors import EvidenceError, RulesError
-from lexbench.jsonfile import InvalidJson, decode_json, read_json, read_regular_file
+from lexbench.jsonfile import InvalidJson, decode_json, read_json, read_regular_file, validation_problem
 from lexbench.text import fragments, normalise
 
 OPENING_CHARS = 40
@@ -259,9 +259,9 @@ def describe_validation_error(exc: ValidationError, *, case_id: str | None = Non
         if where is None and len(loc) >= 2 and loc[0] == "cases" and isinstance(loc[1], int):
             where = f"#{loc[1] + 1}"
             loc = loc[2:]
-        field = ".".join(str(part) for part in loc) or "(case)"
+        problem = validation_problem({**err, "loc": loc}, root="the case" if where else "the top level")
         prefix = f"{source}: " if source else ""
-        lines.append(f"{prefix}case {where}: {field}: {err['msg']}" if where else f"{prefix}{field}: {err['msg']}")
+        lines.append(f"{prefix}case {where}: {problem}" if where else f"{prefix}{problem}")
     return "\n".join(lines)
 
 

@@ -30,7 +30,7 @@ from lexbench.answer import ContentFormat, ErrorType, ProviderResult, ResultMeta
 from lexbench.dataset.case import SHA256_PATTERN, Case
 from lexbench.dataset.suite import CASES_ROOT, load_suite
 from lexbench.errors import LexbenchError
-from lexbench.jsonfile import InvalidJson, read_json
+from lexbench.jsonfile import InvalidJson, read_json, validation_problem
 from lexbench.verdict import Outcome
 
 GOLD_ROOT = CASES_ROOT / "gold"
@@ -206,8 +206,7 @@ class GoldSet:
 def _schema_problems(exc: ValidationError, where: str) -> list[str]:
     out = []
     for err in exc.errors():
-        path = ".".join(str(part) for part in err["loc"]) or "(top level)"
-        out.append(f"{where}: {path}: {err['msg']}")
+        out.append(f"{where}: {validation_problem(err)}")
     return out
 
 

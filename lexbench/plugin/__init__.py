@@ -56,6 +56,7 @@ from lexbench.run.live import live_refusal
 from lexbench.run.planning import expand_gateway_specs, planned_worker_cpus, worker_cpu
 from lexbench.run.session import RunRequest, RunSession, configuration_sha256_of, planned_run
 from lexbench.shard import Shard
+from lexbench.text import counted
 
 __all__ = ["BACKSTOP_MARGIN", "STATE", "BenchState", "CaseItem", "RunWriter", "SuiteCollector", "VerdictFailure",
            "fetch_timeout", "lexbench_case", "lexbench_provider", "lexbench_run", "pytest_addoption"]
@@ -233,10 +234,11 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
     if state is None or state.is_worker or state.run_dir is None:
         return []
     suite = state.get_suite()
-    lines = [f"lexbench: suite {suite.id} ({len(suite.cases)} cases) x providers {', '.join(state.provider_names)}; "
+    lines = [f"lexbench: suite {suite.id} ({counted(len(suite.cases), 'case')}) x providers {', '.join(state.provider_names)}; "
              f"run record: {state.run_dir}"]
     if state.completed:
-        lines.append(f"lexbench: resumed: {len(state.completed)} items already recorded are not run again")
+        lines.append(f"lexbench: resumed: {counted(len(state.completed), 'item')} already recorded {'is' if len(state.completed) == 1 else 'are'} "
+                     "not run again")
     return lines
 
 

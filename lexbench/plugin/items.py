@@ -22,6 +22,14 @@ BACKSTOP_MARGIN = 30.0
 """pytest-timeout's per-item backstop sits this many seconds above the provider's own deadline."""
 
 
+def replay_unreachable(provider: str) -> str:
+    """Why hosted ``provider``'s items are skipped in replay mode without ``--replay-public-url``
+    (``replay_unreachable``, SPEC §7), naming both ways to run them (README "Hosted APIs")."""
+    return (f"{provider} is a hosted service and cannot fetch the loopback replay server; its items run with "
+            "--live, or on the frozen pages with --replay-public-url=URL where `lexbench serve-replay` is "
+            "exposed at a public URL")
+
+
 class SuiteCollector(pytest.Collector):
     """The selected suite as a child of the session: items ordered case by case, providers in selection
     order. Its name is ``lexbench``, not the suite id: ``-k`` matches every node name, and a suite id may be
@@ -99,10 +107,7 @@ class CaseItem(pytest.Item):
         state = self.config.stash[STATE]
         provider_type = state.provider_type(self.provider_name)
         if state.cannot_reach_replay(self.provider_name):
-            return ProviderResult.failure(
-                ErrorType.REPLAY_UNREACHABLE,
-                f"{self.provider_name} is a hosted service and cannot fetch the loopback replay server; "
-                "its items run only with --live"), None
+            return ProviderResult.failure(ErrorType.REPLAY_UNREACHABLE, replay_unreachable(self.provider_name)), None
         refused = not_public_answer(self.case, self.provider_name) if state.live and provider_type.needs_network else None
         if refused is not None:
             return refused, None

@@ -11,6 +11,7 @@ from lexbench.plugin.items import CaseItem
 from lexbench.plugin.state import BenchState
 from lexbench.record import item_id
 from lexbench.report import render_terminal, write_reports
+from lexbench.text import counted
 
 
 SELECTED_OUTPUT = "lexbench_selected"
@@ -151,5 +152,5 @@ def no_run_hint(state: BenchState) -> str | None:
     suite = state.get_suite()
     given = " and ".join(f"{flag} {value!r}" for flag, value in (("-k", keyword), ("-m", markexpr)) if value)
     return (f"lexbench: {given} selected no item, so no run record was written; the benchmark's items are "
-            f"<case-id>[<provider>] for the {len(suite.cases)} cases of suite {suite.id} and the providers "
+            f"<case-id>[<provider>] for the {counted(len(suite.cases), 'case')} of suite {suite.id} and the providers "
             f"{', '.join(state.provider_names)}")

@@ -38,18 +38,23 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from lexbench.answer import DnsMode
 from lexbench.errors import ConfigError
-from lexbench.jsonfile import InvalidJson, decode_json
+from lexbench.jsonfile import InvalidJson, decode_json, validation_problem
 from lexbench.providers import TYPE_SOURCES
 from lexbench.providers.base import OutputContract, Provider
 from lexbench.providers.credentials import Redactor, has_placeholder, malformed_placeholders, placeholder_names
+from lexbench.resources import in_checkout, shipped_dir
 
 CONFIGURED = "configured"
 """The ``--providers`` value that selects the configuration's ``default_providers``."""
-EXAMPLE_CONFIG = Path(__file__).resolve().parents[2] / "providers" / "providers.example.json"
-"""The repository's example configuration: every provider the README lists, hosted ones included."""
 LogLevel = Literal["info", "debug"]
 PROVIDER_NAME = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"
 """What a provider name may be: what item ids, run records and ``-k`` carry."""
+
+
+def example_config() -> Path:
+    """The example configuration, every provider the README lists, hosted ones included: the checkout's
+    ``providers/providers.example.json``, or installed, the copy under ``lexbench/_shipped/providers/``."""
+    return shipped_dir("providers") / "providers.example.json"
 
 
 class ConfigDefaults(BaseModel):
@@ -108,11 +113,11 @@ class ProviderConfig(BaseModel):
     def names(self) -> list[str]:
         return [spec.name for spec in self.providers]
 
-    def select(self, selection: str | None, *, example: Path | None = EXAMPLE_CONFIG) -> list[ProviderSpec]:
+    def select(self, selection: str | None, *, example: Path | None = None) -> list[ProviderSpec]:
         """The providers a ``--providers`` value selects: ``None`` or ``configured`` → ``default_providers``;
         else comma-separated names. Raises :class:`ConfigError` for unknown or repeated names; for an
-        unknown name that the ``example`` configuration defines, the error names that file, the
-        credential variables to set and ``--provider-config`` (:func:`example_hint`)."""
+        unknown name that the ``example`` configuration (default :func:`example_config`) defines, the error
+        names that file, the credential variables to set and ``--provider-config`` (:func:`example_hint`)."""
         if selection is None or selection.strip() == CONFIGURED:
             names = list(self.default_providers)
         else:
@@ -122,7 +127,7 @@ class ProviderConfig(BaseModel):
         unknown = [n for n in names if n not in self.names]
         if unknown:
             raise ConfigError(f"unknown provider(s) {', '.join(unknown)}; configured: {', '.join(self.names)}"
-                              + (example_hint(unknown, example) if example is not None else ""))
+                              + example_hint(unknown, example or example_config()))
         if len(set(names)) != len(names):
             raise ConfigError(f"a provider is named twice in {selection!r}")
         return [self.spec(n) for n in names]
@@ -136,12 +141,16 @@ class ProviderConfig(BaseModel):
         return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
-def example_hint(names: list[str], example: Path) -> str:
+def example_hint(names: list[str], example: Path, *, checkout: bool | None = None) -> str:
     """The hint for the unknown ``names`` that the ``example`` configuration defines, e.g. ``". firecrawl is
     defined in providers/providers.example.json, not in the active configuration: pass
     --provider-config=providers/providers.example.json (or your copy of it) and set FIRECRAWL_API_KEY"``.
     ``""`` when it defines none of them or cannot be read (a courtesy: the error stands without it). The
-    path is shown relative to the working directory when under it."""
+    path is shown relative to the working directory when under it.
+
+    Installed (``checkout`` false; default :func:`lexbench.resources.in_checkout`) the example lives
+    inside the installed package, so the hint gives its full path and says to copy it into the project
+    and pass the copy."""
     try:
         data = json.loads(example.read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -153,13 +162,16 @@ def example_hint(names: list[str], example: Path) -> str:
     if not found:
         return ""
     variables = list(dict.fromkeys(v for name in found for v in placeholder_names(defined[name].get("options") or {})))
+    credentials = f" and set {', '.join(variables)}" if variables else ""
+    defines = f". {', '.join(found)} {'is' if len(found) == 1 else 'are'} defined in"
+    if not (in_checkout() if checkout is None else checkout):
+        return (f"{defines} the example configuration installed with lexbench, {example}, not in the active "
+                f"configuration: copy it into your project and pass --provider-config=FILE (your copy){credentials}")
     try:
         shown = example.relative_to(Path.cwd())
     except ValueError:
         shown = example
-    credentials = f" and set {', '.join(variables)}" if variables else ""
-    return (f". {', '.join(found)} {'is' if len(found) == 1 else 'are'} defined in {shown}, not in the active "
-            f"configuration: pass --provider-config={shown} (or your copy of it){credentials}")
+    return f"{defines} {shown}, not in the active configuration: pass --provider-config={shown} (or your copy of it){credentials}"
 
 
 def _reject_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -192,9 +204,7 @@ def parse_provider_config(data: Any, registry: Mapping[str, type[Provider]], *, 
     try:
         config = ProviderConfig.model_validate(data)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"])
-        raise ConfigError(f"{source}: {where}: {first['msg']}" + (f" ({exc.error_count()} problems)" if exc.error_count() > 1 else "")) from None
+        raise ConfigError(f"{source}: {validation_problem(exc.errors()[0])}" + (f" ({exc.error_count()} problems)" if exc.error_count() > 1 else "")) from None
     seen: set[str] = set()
     resolved = []
     for spec in config.providers:

@@ -45,7 +45,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from lexbench.errors import LexbenchError
-from lexbench.jsonfile import InvalidJson, decode_json, read_regular_file
+from lexbench.jsonfile import InvalidJson, decode_json, read_regular_file, validation_problem
 from lexbench.scoring.evaluate import SCORER_VERSION
 
 MAX_REGISTRY_BYTES = 1 << 20
@@ -138,14 +138,14 @@ def parse_approvals(data: bytes, *, path: str, sha256: str) -> Approvals:
         registry = ApprovalRegistry.model_validate(document)
     except ValidationError as exc:
         first = exc.errors()[0]
-        field = ".".join(str(part) for part in first["loc"]) or "(document)"
-        message = first["msg"]
+        problem = validation_problem(first)
+        field = ".".join(str(part) for part in first["loc"])
         if field.endswith(".reason"):
-            message = "give the reviewer's reason (it is empty or blank)"
+            problem = f"{field}: give the reviewer's reason (it is empty or blank)"
         elif field.endswith(".version"):
-            message = (f"must be a scorer version lexbench knows, a whole number 1 to {SCORER_VERSION} "
+            problem = (f"{field}: must be a scorer version lexbench knows, a whole number 1 to {SCORER_VERSION} "
                        f"(got {first.get('input')!r})")
-        raise ApprovalError(f"--approvals {path}: not an approvals registry (field {field}: {message}); "
+        raise ApprovalError(f"--approvals {path}: not an approvals registry ({'field ' if first['loc'] else ''}{problem}); "
                             "see schemas/approvals.schema.json") from None
     return Approvals(path=path, sha256=sha256, registry=registry, document=document)
 

@@ -46,6 +46,7 @@ from lexbench.run.manifest import (
 from lexbench.run.row import RowContext, crashed_row, parse_item_name, row_of
 from lexbench.scoring.probes import boilerplate_found
 from lexbench.shard import Shard
+from lexbench.text import counted
 from lexbench.verdict import Verdict
 
 
@@ -250,7 +251,7 @@ class RunSession:
             return lines
         if self.manifest.run.measure_only:
             return [SummaryLine("lexbench measure-only run", section=True),
-                    SummaryLine(f"{len(rows)} scored items in {self.run_dir} ({RESULTS_NAME}, responses/); "
+                    SummaryLine(f"{counted(len(rows), 'scored item')} in {self.run_dir} ({RESULTS_NAME}, responses/); "
                                 f"no report built — lexbench report {self.run_dir} builds one")]
         try:
             manifest, rows = checked_rows(self.run_dir)
@@ -265,7 +266,7 @@ class RunSession:
         if certification:
             verdict = "certified" if certification.certified else "NOT certified: " + "; ".join(certification.problems)
             lines.append(SummaryLine(f"certification: {verdict}"))
-        lines.append(SummaryLine(f"run record: {self.run_dir} ({len(rows)} items; report.md, report.html, "
+        lines.append(SummaryLine(f"run record: {self.run_dir} ({counted(len(rows), 'item')}; report.md, report.html, "
                                  f"report.json, {RESULTS_NAME})"))
         return lines
 

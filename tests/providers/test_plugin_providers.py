@@ -106,6 +106,7 @@ def test_absent_credentials_and_replay_mode_skip_hosted_items_with_the_reason(be
                                            "hosted", f"--run-dir={replay}", "-rs")
     result.assert_outcomes(skipped=2)
     assert "cannot fetch the loopback replay server" in result.stdout.str()
+    assert "or on the frozen pages with --replay-public-url=URL" in " ".join(result.stdout.str().split())
     assert {(r["outcome"], r["failure_class"]) for r in rows(replay)} == {("unresolvable", "replay_unreachable")}
 
 

@@ -23,6 +23,7 @@ The corpus itself is never copied anywhere else (it must not enter git). Formats
 from __future__ import annotations
 
 import os
+import re
 import time
 from datetime import date
 from pathlib import Path
@@ -73,6 +74,7 @@ from lexbench.dataset.importers.report import PROBES_NAME, REPORT_NAME, ImportRe
 from lexbench.dataset.segment import auto_regions
 from lexbench.dataset.suite import CASES_ROOT, build_suite
 from lexbench.errors import CorpusImportError
+from lexbench.resources import in_checkout
 
 __all__ = ["FORMATS", "IMPORTED_SUITES", "ImportReport", "SkippedPage", "import_corpus", "imported_suite_hint",
            "known_formats"]
@@ -91,26 +93,43 @@ TRACK = "body"
 
 
 IMPORTED_SUITES = CASES_ROOT.parent / "build" / "suites"
-"""Where ``make corpus-suites`` writes imported suites (its ``SUITES``): one directory per format."""
+"""In a checkout, where ``make corpus-suites`` writes imported suites (its ``SUITES``): one directory per format."""
 CORPUS = CASES_ROOT.parent.parent / "shared" / "corpus"
 """The real corpus beside the repository (``make corpus-suites``' ``CORPUS``): one folder per format."""
 
 
-def imported_suite_hint(name: str, suites: Path = IMPORTED_SUITES, corpus: Path = CORPUS) -> str | None:
+def imported_suite_hint(name: str, suites: Path | None = None, corpus: Path | None = None, *,
+                        checkout: bool | None = None) -> str | None:
     """What to do when ``--suite name`` names no suite but is the id (or the format) of a suite the
     importer makes, e.g. ``aeb``: pass the directory it was imported to (``suites/<format>``, when it
     holds a ``dataset.json``), or the exact ``lexbench import-corpus`` command that writes it there.
-    ``None`` for any other name. Paths are shown relative to the working directory where that is short."""
+    ``None`` for any other name. Paths are shown relative to the working directory where that is short.
+
+    ``checkout`` (default :func:`lexbench.resources.in_checkout`) picks the layout: a checkout imports
+    into :data:`IMPORTED_SUITES` from :data:`CORPUS` and names ``make corpus-suites``; an installed
+    package imports into ``build/suites`` under the working directory, from the user's own copy of the
+    corpus (the corpus's public source is named), and names no make target (there is no Makefile)."""
     fmt = next((f for f in FORMATS.values() if name in (f.suite_id, f.name)), None)
     if fmt is None:
         return None
+    if checkout is None:
+        checkout = in_checkout()
+    if suites is None:
+        suites = IMPORTED_SUITES if checkout else Path("build") / "suites"
     target = _shown(suites / fmt.name)
     if (suites / fmt.name / DATASET_NAME).is_file():
         return f"suite {fmt.suite_id!r} is imported in {target}: pass --suite={target}"
-    return (f"{name!r} names the suite `lexbench import-corpus --format {fmt.name}` makes (id {fmt.suite_id!r}); "
-            f"import it first: lexbench import-corpus --format {fmt.name} --source {_shown(corpus / fmt.name)} "
-            f"--output {target} (make corpus-suites writes its suites to {_shown(suites)} too), then pass "
-            f"--suite={target}")
+    command = f"{name!r} names the suite `lexbench import-corpus --format {fmt.name}` makes (id {fmt.suite_id!r}); "
+    if checkout:
+        source = _shown((CORPUS if corpus is None else corpus) / fmt.name)
+        return (f"{command}import it first: lexbench import-corpus --format {fmt.name} --source {source} "
+                f"--output {target} (make corpus-suites writes its suites to {_shown(suites)} too), then pass "
+                f"--suite={target}")
+    source = f"<your copy of the corpus>/{fmt.name}" if corpus is None else _shown(corpus / fmt.name)
+    upstream = re.search(r"https://[^\s,;)]+", fmt.description)
+    origin = f" (a corpus folder with its _index.tsv; the pages come from {upstream.group(0)})" if upstream else ""
+    return (f"{command}import it first: lexbench import-corpus --format {fmt.name} --source {source} "
+            f"--output {target}{origin}, then pass --suite={target}")
 
 
 def _shown(path: Path) -> str:
