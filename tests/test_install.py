@@ -46,8 +46,10 @@ def test_a_benchmark_option_without_the_switch_says_how_to_switch_it_on(pytester
     pytester.makepyfile(test_mine="def test_mine():\n    assert True\n")
     result = pytester.runpytest("--suite=demo", "--providers=trafilatura", "-p", "no:cacheprovider")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    assert "--providers: the lexbench benchmark is off in this session; switch it on with --lexbench" \
-        in result.stderr.str()
+    assert "--suite, --providers: the lexbench benchmark is off in this session; switch it on with --lexbench" \
+        in result.stderr.str()  # the default suite named explicitly is still an option the session would ignore
+    result = pytester.runpytest("--fetch-timeout=5", "-p", "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.OK  # a fixture's value (fetch_timeout) means something with it off too
 
 
 def test_a_keyword_that_selects_nothing_leaves_no_run_directory_and_names_what_it_was_matched_against(pytester):

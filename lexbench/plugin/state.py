@@ -11,7 +11,7 @@ import pytest
 from lexbench.dataset.case import Case
 from lexbench.dataset.suite import CASES_ROOT, Suite, load_suite
 from lexbench.errors import LexbenchError, RulesError
-from lexbench.plugin.options import option_value
+from lexbench.plugin.options import OPTIONS, option_value
 from lexbench.providers import PROVIDER_TYPES, Provider, ProviderConfig, ProviderSpec, RuntimePolicy, build_provider, default_config, load_config
 from lexbench.providers.credentials import Redactor
 from lexbench.providers.guard import NetworkGuard
@@ -49,14 +49,17 @@ class BenchState:
 
     @property
     def is_worker(self) -> bool:
+        """Whether this process is a pytest-xdist worker (the controller and ``-n 0`` are not)."""
         return hasattr(self.config, "workerinput")
 
     @property
     def provider_names(self) -> list[str]:
+        """The selected providers' names, in selection order."""
         return list(self.specs)
 
     @property
     def live(self) -> bool:
+        """``--live``: providers fetch the cases' original URLs, not the replay server (SPEC §3.1)."""
         return option_value(self.config, "live")
 
     def get_suite(self) -> Suite:
@@ -83,6 +86,7 @@ class BenchState:
         return self.specs[name] if name in self.specs else self.provider_config.spec(name)
 
     def provider_type(self, name: str) -> type[Provider]:
+        """The class of provider ``name`` (``KeyError`` for a name the configuration does not define)."""
         return PROVIDER_TYPES[self.spec(name).type]
 
     def get_provider(self, name: str) -> Provider:
@@ -122,6 +126,9 @@ class BenchState:
         return None if self.live else option_value(self.config, "replay_public_url")
 
     def target_url(self, case: Case) -> str:
+        """The URL a network provider fetches for ``case``: its original URL with ``--live``, else the
+        replay server's URL of its frozen capture (the server starts on first use; ``OSError`` if it
+        cannot)."""
         if self.live:
             return case.url
         return self._replay().url_for(case.id)
@@ -178,19 +185,20 @@ def benchmark_requested(config: pytest.Config) -> bool:
     return False
 
 
-IDLE_CHECKED = {"suite": "--suite", "providers": "--providers", "provider_config": "--provider-config",
-                "run_dir": "--run-dir", "live": "--live", "replay_public_url": "--replay-public-url",
-                "resume": "--resume", "shard": "--shard", "measure_only": "--measure-only", "certified": "--certified"}
-"""The options that only mean something to the benchmark (by ``dest``), named as the user types them."""
+IDLE_ALLOWED = frozenset({"fetch_timeout", "retries", "no_cpu_pinning"})
+"""Options that mean something with the benchmark off too (``fetch_timeout`` is a fixture's value)."""
 
 
 def idle_options(config: pytest.Config) -> list[str]:
-    """The benchmark's options given on the command line of a session whose benchmark is off."""
-    return [flag for dest, flag in IDLE_CHECKED.items()
-            if config.getoption(dest) not in (None, False, "demo")]
+    """The benchmark-only options (every one of :data:`~lexbench.plugin.options.OPTIONS` but
+    :data:`IDLE_ALLOWED`) given on the command line of a session whose benchmark is off, as flags."""
+    return [option.flag for option in OPTIONS
+            if option.name not in IDLE_ALLOWED and config.getoption(option.name) not in (None, False)]
 
 
 def provider_config_of(config: pytest.Config) -> tuple[ProviderConfig, Path | None]:
+    """The provider configuration of this session and its file (``None``: the built-in one); a worker
+    reads the file its controller chose. Raises ``pytest.UsageError`` for a file that cannot be loaded."""
     workerinput = getattr(config, "workerinput", None)
     option = workerinput.get("lexbench_provider_config") if workerinput else option_value(config, "provider_config")
     if not option:
@@ -203,4 +211,6 @@ def provider_config_of(config: pytest.Config) -> tuple[ProviderConfig, Path | No
 
 
 def runtime_policy_of(config: pytest.Config) -> RuntimePolicy:
+    """The runtime policy (SPEC §5) from ``--fetch-timeout`` (seconds) and ``--retries``, already
+    range-checked by :func:`~lexbench.plugin.options.resolve_options`."""
     return RuntimePolicy(timeout_s=option_value(config, "fetch_timeout"), retries=option_value(config, "retries"))
