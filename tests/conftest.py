@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 
+import pytest
 from hypothesis import settings
 
 HARNESS_PLUGINS = ("pytester", "tests.slow_guard")
@@ -16,6 +17,17 @@ a conftest below its rootdir, which this one is when pytest starts above the che
 settings.register_profile("lexbench", max_examples=50, deadline=None)
 settings.register_profile("lexbench-thorough", max_examples=2000, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "lexbench"))
+
+BENCH_INI = "[pytest]\nlexbench = true\naddopts = -p no:cacheprovider\n"
+"""A user's project with the benchmark switched on (the plugin loads from its entry point)."""
+
+
+@pytest.fixture
+def bench_project(pytester):  # type: ignore[no-untyped-def]
+    """``pytester`` in a project whose ini file switches the benchmark on (:data:`BENCH_INI`)."""
+    pytester.makeini(BENCH_INI)
+    return pytester
+
 
 FIGURE = "lexbench.figure"
 """``user_properties`` name under which a test reports one figure (a JSON object) for the summary."""

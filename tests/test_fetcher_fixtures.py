@@ -66,10 +66,8 @@ USER_TESTS = '''
 
 @pytest.fixture
 def project(pytester):
-    """A user's project: the plugin loaded from its conftest.py, the benchmark's cases/ directory."""
-    pytester.makeconftest('pytest_plugins = ["lexbench.plugin"]')
+    """A user's project, the plugin loaded from its entry point and the benchmark off until ``--lexbench``."""
     pytester.makeini("[pytest]\naddopts = -p no:cacheprovider\n")
-    (pytester.path / "cases").mkdir()
     return pytester
 
 

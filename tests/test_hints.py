@@ -75,11 +75,8 @@ def test_an_imported_suite_already_there_is_named(tmp_path, monkeypatch):
 
 
 @pytest.fixture
-def project(pytester):
-    pytester.makeconftest('pytest_plugins = ["lexbench.plugin"]')
-    pytester.makeini("[pytest]\nlexbench = true\naddopts = -p no:cacheprovider\n")
-    (pytester.path / "cases").mkdir()
-    return pytester
+def project(bench_project):
+    return bench_project
 
 
 def test_pytest_providers_firecrawl_says_where_it_is_defined(project):

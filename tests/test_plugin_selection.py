@@ -14,11 +14,8 @@ EXAMPLE_CONFIG = "providers/providers.example.json"
 
 
 @pytest.fixture
-def project(pytester):
-    pytester.makeconftest('pytest_plugins = ["lexbench.plugin"]')
-    pytester.makeini("[pytest]\nlexbench = true\naddopts = -p no:cacheprovider\n")
-    (pytester.path / "cases").mkdir()
-    return pytester
+def project(bench_project):
+    return bench_project
 
 
 def _selected(pytester, *args: str) -> list[str]:  # type: ignore[no-untyped-def]

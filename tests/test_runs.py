@@ -43,9 +43,8 @@ lexbench.record.code_state = lambda *args, **kwargs: {"git": {"commit": "0" * 40
 
 
 @pytest.fixture
-def project(pytester):
-    pytester.makeini("[pytest]\nlexbench = true\naddopts = -p no:cacheprovider\n")
-    return pytester
+def project(bench_project):
+    return bench_project
 
 
 def items(run_dir):

@@ -41,10 +41,12 @@ class Option:
 
     @property
     def flag(self) -> str:
+        """The command-line flag: ``--`` and the name with dashes."""
         return "--" + self.name.replace("_", "-")
 
     @property
     def ini(self) -> str:
+        """The ini key: :data:`INI_PREFIX` and the name."""
         return INI_PREFIX + self.name
 
 

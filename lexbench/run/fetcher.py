@@ -61,12 +61,15 @@ class CaseTarget:
 
     @property
     def url(self) -> str:
+        """The URL to fetch: the replay server's URL of the frozen page (``--live``: the original URL);
+        the replay server starts on the first read."""
         if callable(self._url):
             self._url = self._url()
         return self._url
 
     @property
     def original_url(self) -> str:
+        """The case's own URL, the page as it was captured (SPEC §2)."""
         return self.case.url
 
     def __getattr__(self, name: str) -> Any:
