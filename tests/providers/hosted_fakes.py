@@ -38,7 +38,7 @@ from urllib.parse import parse_qs, quote, urlsplit
 
 from tests.providers.servers import LoopbackServer, send
 
-SLOW_S = 4.0
+SLOW_S = 30.0
 """How long the ``slow`` scenario waits before answering (tests use a 2 s deadline)."""
 SCENARIOS = ("success", "target-404", "service-error", "auth", "limit", "malformed", "empty", "slow")
 NOT_FOUND_MD = "# Not Found\n\nThe page you asked for does not exist."

@@ -22,6 +22,12 @@ import dns.rrset
 
 HANG_LIMIT_S = 30.0
 """No handler keeps a connection open longer than this, whatever the test does."""
+SLOW_ANSWER_S = HANG_LIMIT_S
+"""The fake API's ``slow`` scenario answers after this long: far past any deadline a test sets."""
+LOAD_MARGIN_S = 10.0
+"""What a loaded machine may add to a call after its deadline fired (scheduling, kill and reap). A call
+held by a slow or hung page would take :data:`HANG_LIMIT_S`, so ``deadline + LOAD_MARGIN_S`` below it
+still shows the deadline ended the call."""
 BIG_BODY_BYTES = 25_000_000
 
 
@@ -182,7 +188,7 @@ def fake_fetch_api(contents: Mapping[str, str] | None = None,
     """A fake hosted fetch API (``POST /v1/fetch {"url"}``) whose answer depends on the target URL's
     last path segment: ``unauthorized`` (401 echoing the key), ``rate-limited`` (429), ``wrapped-error``
     (200 with ``success: false``), ``target-404``, ``malformed``, ``html-error``, ``empty``,
-    ``invalid-utf8``, ``server-error`` (500), ``slow`` (answers after 4 s), ``echo-key`` (the key in the
+    ``invalid-utf8``, ``server-error`` (500), ``slow`` (answers after :data:`SLOW_ANSWER_S`), ``echo-key`` (the key in the
     content); anything else succeeds with ``contents[url]`` or a small page. A key starting with
     ``rejected-`` gets a 401 that echoes it; ``echo_key`` appends the key to every page (a careless
     service), to prove redaction."""
@@ -220,7 +226,7 @@ def fake_fetch_api(contents: Mapping[str, str] | None = None,
         elif scenario == "server-error":
             send(h, 500, b'{"error": "internal"}', "application/json")
         elif scenario == "slow":
-            if not server.stopping.wait(4.0):
+            if not server.stopping.wait(SLOW_ANSWER_S):
                 send(h, 200, json.dumps({**ok, "content": "# Late\n\nToo late."}).encode(), "application/json")
         elif scenario == "echo-key":
             send(h, 200, json.dumps({**ok, "content": f"# Echo\n\nYour key is {key} and again {key}."}).encode(),

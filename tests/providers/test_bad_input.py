@@ -20,7 +20,7 @@ from lexbench.providers import RuntimePolicy, build_provider, call_provider
 from lexbench.providers.guard import NetworkGuard
 from lexbench.scoring import evaluate_response
 from lexbench.verdict import Outcome
-from tests.providers.servers import LoopbackServer, hostile_pages
+from tests.providers.servers import HANG_LIMIT_S, LOAD_MARGIN_S, LoopbackServer, hostile_pages
 from tests.suite_factory import ARTICLES, write_suite
 
 pytestmark = pytest.mark.slow  # starts processes or servers: make test-fast leaves it out
@@ -86,8 +86,10 @@ def test_bad_page_gets_its_verdict_within_the_deadline(case_and_servers, provide
     verdict = evaluate_response(case, result)
     assert result.error_type is error_type, result.error_message
     assert (verdict.outcome, verdict.failure_class) == (outcome, failure_class), verdict.explanation
-    assert elapsed <= policy.timeout_s + 1
-    assert len(result.attempts) == 1 and result.attempts[0].latency_s <= policy.timeout_s + 1
+    assert elapsed <= policy.timeout_s + LOAD_MARGIN_S
+    assert len(result.attempts) == 1 and result.attempts[0].latency_s <= policy.timeout_s + LOAD_MARGIN_S
+    if error_type is ErrorType.TIMEOUT:
+        assert elapsed < HANG_LIMIT_S  # the deadline ended it, not the page
 
 
 def test_timeouts_say_how_far_the_answer_got(case_and_servers, provider):
@@ -146,7 +148,7 @@ def test_dns_failure_is_a_dns_fail(case_and_servers, provider):
     verdict = evaluate_response(case, result)
     assert result.error_type is ErrorType.DNS and "no-such-host.invalid" in result.error_message
     assert (verdict.outcome, verdict.failure_class) == (Outcome.FAIL, "dns")
-    assert elapsed <= DEADLINE_S + 1
+    assert elapsed <= DEADLINE_S + LOAD_MARGIN_S
     assert result.metadata.resolutions[0].host == "no-such-host.invalid" and result.metadata.resolutions[0].via == "system"
 
 
