@@ -38,7 +38,8 @@ def pytest_configure(config) -> None:  # type: ignore[no-untyped-def]
     marker and the ``slow`` marker."""
     for name in HARNESS_PLUGINS:
         config.pluginmanager.import_plugin(name)
-    config.addinivalue_line("markers", "attack(item): an attack of issue 19's item N, refused by its protection")
+    config.addinivalue_line("markers", "attack(item, issue=19): an attack of the issue's item N (issue 19 by "
+                            "default), refused by its protection")
     config.addinivalue_line("markers", "slow: starts a process or a server (tests/slow_guard.py checks it) or "
                             "takes minutes; make test runs it, make test-fast (-m 'not slow') leaves it out")
 
@@ -57,14 +58,19 @@ def pytest_terminal_summary(terminalreporter) -> None:  # type: ignore[no-untype
     attacks = [f for f in figures if f["kind"] == "attack"]
     terminalreporter.section("reliability figures")
     if attacks:
-        items = sorted({f["item"] for f in attacks})
-        tests = {nodeid for nodeid, value in seen if json.loads(value)["kind"] == "attack"}
+        # One line per issue whose attacks ran (issue 19's first round, issue 27's second).
         outcome = {r.nodeid: status for status in ("passed", "skipped") for r in terminalreporter.stats.get(status, ())}
-        held = sum(1 for nodeid in tests if outcome.get(nodeid) == "passed")
-        skipped = sum(1 for nodeid in tests if outcome.get(nodeid) == "skipped")
-        terminalreporter.write_line(f"attacks (issue 19): {held} refused by their protection, "
-                                    f"{len(tests) - held - skipped} not refused, {skipped} skipped; "
-                                    f"items {', '.join(map(str, items))}")
+        for issue in sorted({f.get("issue", 19) for f in attacks}):
+            mine = [f for f in attacks if f.get("issue", 19) == issue]
+            items = sorted({f["item"] for f in mine})
+            names = {f["name"] for f in mine}
+            tests = {nodeid for nodeid, value in seen if json.loads(value)["kind"] == "attack"
+                     and json.loads(value).get("issue", 19) == issue and json.loads(value)["name"] in names}
+            held = sum(1 for nodeid in tests if outcome.get(nodeid) == "passed")
+            skipped = sum(1 for nodeid in tests if outcome.get(nodeid) == "skipped")
+            terminalreporter.write_line(f"attacks (issue {issue}): {held} refused by their protection, "
+                                        f"{len(tests) - held - skipped} not refused, {skipped} skipped; "
+                                        f"items {', '.join(map(str, items))}")
     if examples:
         terminalreporter.write_line(f"fuzz: {sum(f['examples'] for f in examples):,} examples in "
                                     f"{len(examples)} property tests")

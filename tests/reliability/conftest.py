@@ -1,5 +1,5 @@
 """Reliability tests (issues 11 and 19): each property test reports how many examples it ran, each
-attack test (``@pytest.mark.attack(item=N)``, issue 19's item N) that it ran."""
+attack test (``@pytest.mark.attack(item=N, issue=27)``: the issue's item N; issue 19 when unnamed) that it ran."""
 
 from __future__ import annotations
 
@@ -21,5 +21,6 @@ def _fuzz_examples(request: pytest.FixtureRequest):  # type: ignore[no-untyped-d
 def _attack(request: pytest.FixtureRequest):  # type: ignore[no-untyped-def]
     marker = request.node.get_closest_marker("attack")
     if marker is not None:
-        report(request.node, kind="attack", item=marker.kwargs["item"], name=request.node.name)
+        report(request.node, kind="attack", item=marker.kwargs["item"], issue=marker.kwargs.get("issue", 19),
+               name=request.node.name)
     yield
