@@ -62,7 +62,7 @@ class JinaReader(HostedProvider):
                              f"Jina answered without data: {member(body, 'readableMessage', str, optional=True) or body}")
         warning = member(data, "warning", str, optional=True)
         target = TARGET_ERROR.search(warning or "")
-        tokens = number(member(data, "usage.tokens", int, optional=True))
+        tokens = number(member(data, "usage.tokens", int, optional=True), "'data.usage.tokens'")
         metadata = ResultMetadata(upstream_status=int(target.group(1)) if target else None,
                                   billing={"tokens": tokens} if tokens is not None else {},
                                   cost=tokens, cost_unit="tokens" if tokens is not None else None)
