@@ -203,7 +203,7 @@ def wire(keys: dict[str, str], url: str) -> dict[str, dict[str, Any]]:
                                     "bypass_cache": True}},
         "jina-reader": {"method": "POST", "path": "/", "json": {"url": url},
                         "headers": {B: f"Bearer {k['JINA_API_KEY']}", "accept": "application/json",
-                                    "x-return-format": "markdown", "x-no-cache": "true"}},
+                                    "x-return-format": None, "x-retain-images": "none", "x-no-cache": "true"}},
         "firecrawl": {"method": "POST", "path": "/v2/scrape", "headers": {B: f"Bearer {k['FIRECRAWL_API_KEY']}"},
                       "json": {"url": url, "formats": ["markdown"], "onlyMainContent": True, "maxAge": 0}},
         "exa-contents": {"method": "POST", "path": "/contents", "headers": {"x-api-key": k["EXA_API_KEY"]},
@@ -245,6 +245,22 @@ def test_the_request_is_the_services_own_and_the_harness_never_fetches_the_page_
     assert request["query"] == expected.get("query", {})
     assert {name: request["headers"].get(name) for name in expected.get("headers", {})} == expected.get("headers", {})
     assert page_server.hits == []  # the target stays the service's business (and loopback targets stay guarded)
+
+
+@pytest.mark.slow
+def test_jina_whole_page_mode_is_a_provider_of_its_own(case, keys):
+    """``jina-reader`` asks for the main content as Jina's client does; ``jina-reader-markdown`` asks for the
+    whole page (``X-Return-Format: markdown``), and its rows say so in their engine."""
+    spec = load_config(EXAMPLE).spec("jina-reader-markdown")
+    with serve("jina-reader") as api:
+        provider = build_provider(spec.model_copy(update={"options": {**spec.options, "base_url": api.url("")}}))
+        try:
+            result = call(provider, case, "https://tiny.example/page")
+        finally:
+            provider.close()
+    [request] = api.requests
+    assert request["headers"].get("x-return-format") == "markdown"
+    assert result.success and result.metadata.engine == "jina-reader/markdown"
 
 
 @pytest.mark.slow
