@@ -25,6 +25,9 @@ from lexbench.errors import ConfigError
 from lexbench.providers import PROVIDER_TYPES, ProviderSpec, RuntimePolicy, build_provider, call_provider, load_config
 from lexbench.providers.config import parse_provider_config
 from lexbench.providers.hosted.adapters import HOSTED_PROVIDER_TYPES
+from lexbench.providers.call import Deadline
+from lexbench.providers.guard import NetworkGuard
+from lexbench.providers.http import HttpBoundary
 from lexbench.providers.local import extract
 from lexbench.scoring import evaluate_response
 from lexbench.verdict import Outcome
@@ -398,7 +401,24 @@ def test_zyte_rendered_html_keeps_the_html_and_http_mode_decodes_base64(case, ke
     assert html.success and html.content_format == "html" and html.content.startswith("<html>")
     assert body.success and body.content_format == "markdown" and body.content.startswith("# Fetched")
     assert body.metadata.engine == "zyte-api/httpResponseBody"
-    assert api.requests[1]["json"] == {"url": "https://tiny.example/page", "httpResponseBody": True}
+    assert api.requests[1]["json"] == {"url": "https://tiny.example/page", "httpResponseBody": True,
+                                       "httpResponseHeaders": True}
+
+
+@pytest.mark.slow
+def test_zyte_http_mode_decodes_with_the_pages_http_charset_as_the_http_boundary_does(case, keys):
+    """A page whose charset is only in its Content-Type header (windows-1252 here): Zyte hands back its
+    bytes and headers, and the adapter's text is what the HTTP boundary reads from the same page served
+    with the same header (the http-markdownify baseline fetching it), not UTF-8 mojibake."""
+    page = "<html><body><h1>Caf\u00e9 cr\u00e8me</h1><p>\u201cQuoted\u201d \u2014 na\u00efve r\u00e9sum\u00e9</p></body></html>"
+    with serve("zyte-api", pages={"https://tiny.example/page": page}) as api:
+        result = call(hosted("zyte-api", api, contract="rendered_html", mode="httpResponseBody"), case,
+                      "https://tiny.example/page")
+    header = f"text/html; charset={FAKES['zyte-api'].charset}"
+    with LoopbackServer(lambda h, s: send(h, 200, page.encode(FAKES["zyte-api"].charset), header)) as site:
+        boundary = HttpBoundary(guard=NetworkGuard.allowing(site.address))
+        fetched = boundary.fetch_target(site.url("/page"), Deadline.after(30))
+    assert result.success and result.content == fetched.text() == page
 
 
 @pytest.mark.slow
