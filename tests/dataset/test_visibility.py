@@ -110,3 +110,25 @@ def test_menu_markers_name_the_menu_container_not_its_trigger_or_a_page_wrapper(
                                                  ("visible-xs", True), ("hidden-xs", False), ("hidePhone", False)])
 def test_convention_classes_match_whole_tokens_so_phone_only_hiding_stays_visible_on_a_desktop(token, unproven):
     assert bool(re.search(marker_pattern(CONVENTION_CLASSES, whole=True), token, re.I)) is unproven
+
+
+def test_a_review_s_exclusions_leave_the_displayed_article_and_bad_ones_are_refused_by_name():
+    from lexbench.dataset.importers.common import PageError
+    from lexbench.dataset.importers.reviewed import exclude_lines
+
+    lines = ["Lead paragraph.", "Baca juga:", "Second paragraph.", "TRENDING"]
+    assert exclude_lines(lines, None) == lines
+    assert exclude_lines(lines, [{"line": 2, "reason": "not_displayed", "text": "Baca juga:"},
+                                 {"line": 4, "reason": "not_in_capture", "text": "TRENDING"}]) == \
+        ["Lead paragraph.", "Second paragraph."]
+    bad = {
+        "reason 'gone'; use one of not_displayed": [{"line": 2, "reason": "gone", "text": "Baca juga:"}],
+        "outside the reference's 4 lines": [{"line": 9, "reason": "widget", "text": "x"}],
+        "line 2 is excluded twice": [{"line": 2, "reason": "widget", "text": "Baca juga:"}] * 2,
+        "reads 'Baca juga:', not 'Baca'": [{"line": 2, "reason": "widget", "text": "Baca"}],
+        "exactly line, reason and text": [{"line": 2, "reason": "widget"}],
+        "leave no reference line": [{"line": n, "reason": "widget", "text": t} for n, t in enumerate(lines, 1)],
+    }
+    for message, exclusions in bad.items():
+        with pytest.raises(PageError, match=re.escape(message)):
+            exclude_lines(lines, exclusions)
