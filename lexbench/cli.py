@@ -163,10 +163,18 @@ def _validate(args: argparse.Namespace) -> int:
     dataset, dataset_json = read_suite_dataset(root)
     problems = validate_suite(root, registry=registry, committed=is_committed(root), dataset=dataset,
                               dataset_json=dataset_json)
+    if args.visibility and not problems:
+        from lexbench.dataset.rendering import prove_suite
+        from lexbench.dataset.suite import load_suite
+
+        problems = [f"{proof.case_id}: {problem}" for proof, _ in prove_suite(load_suite(str(root)))
+                    for problem in proof.problems]
     seconds = time.perf_counter() - started
     if problems:
         return _print_problems(f"validate {root.name}", problems)
     checked = "dataset.json, rules.json, cohort.json, dataset-catalog.json, tasks.json, source-inputs.json"
+    if args.visibility:
+        checked += "; every stable phrase and reference line visible in its rendered capture"
     where = f"; the dataset is the fetched one in {input_dir(root)}" if is_external(root) else ""
     print(f"validate {root.name}: ok ({checked}{' and the registry entry' if registry else ''} agree; {seconds:.2f} s"
           f"{where})")
@@ -436,6 +444,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = verbs.add_parser("validate", help="check a suite's bindings against each other and its dataset.json, rules and cohort")
     p.add_argument("--suite", required=True, help="suite name under cases/ or suite directory")
     p.add_argument("--registry", default=None, help="registry file to check (default: cases/registry.json for suites under cases/)")
+    p.add_argument("--visibility", action="store_true", help="also render every capture in Chromium and refuse what "
+                   "a reader does not see (lexbench prove-visibility's refusals)")
     p.set_defaults(handler=_validate)
 
     p = verbs.add_parser("prove-visibility", help="render each capture in Chromium (scripts off, its own CSS) and "

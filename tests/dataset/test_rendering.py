@@ -122,3 +122,10 @@ def test_revision_1_s_blind_review_findings_are_refused_on_the_real_captures(tmp
     found = {proof.case_id: proof.problems for proof, _ in prove_suite(suite)}
     for case_id, message in wanted.items():
         assert any(message in problem for problem in found[case_id]), (case_id, found[case_id])
+
+
+def test_validate_with_visibility_proves_the_demo_suite(capsys):
+    from lexbench.cli import main
+
+    assert main(["validate", "--suite", "demo", "--visibility"]) == 0
+    assert "every stable phrase and reference line visible in its rendered capture" in capsys.readouterr().out
