@@ -23,7 +23,7 @@ from lexbench.providers.call import Deadline, FetchError
 from lexbench.providers.http import HttpBoundary, HttpRequest
 from lexbench.replay import SERVED_FETCHES
 from lexbench.replay_log import checked_entry, entry_line
-from lexbench.rundir import append_file
+from lexbench.run.rundir import append_file
 
 LOG_MAX_BYTES = 64_000_000
 """Largest served-fetch log read (bytes): a run's log holds at most 20,000 entries of about 400 bytes per
