@@ -45,7 +45,8 @@ def page(title: str, paragraphs: list[str], comments: str = "") -> str:
 
 def sources_case(source: str, key: str, files: dict[str, tuple[bytes, str]], capture: dict, reference: dict | None):
     return {"source": source, "key": key,
-            "files": {path: {"sha256": sha256_bytes(data), "upstream": upstream} for path, (data, upstream) in files.items()},
+            "files": {path: {"sha256": sha256_bytes(data), "bytes": len(data), "upstream": upstream}
+                      for path, (data, upstream) in files.items()},
             "capture": capture, "reference": reference}
 
 
@@ -400,7 +401,7 @@ def test_an_unknown_layout_or_a_trafilatura_page_without_its_folder_is_refused(t
     (tmp_path / "dragnet" / "HTML").mkdir(parents=True)
     (tmp_path / "dragnet" / "HTML" / "R1.html.gz").write_bytes(gzip.compress(b"<p>page</p>"))
     assert bind_source_file(tmp_path, "dragnet/HTML/R1.html.gz") == {
-        "sha256": sha256_bytes(b"<p>page</p>"), "upstream": "dragnet_data/input/R1.html"}
+        "sha256": sha256_bytes(b"<p>page</p>"), "bytes": 11, "upstream": "dragnet_data/input/R1.html"}
 
 
 # --- bad input, each kind named --------------------------------------------------------------------------
