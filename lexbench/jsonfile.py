@@ -101,12 +101,26 @@ def read_regular_file(path: Path, max_bytes: int = MAX_FILE_BYTES, *, within: Pa
             raise OSError(errno.EFBIG, f"{status.st_size:,} bytes, more than the {max_bytes:,} a file may have", str(path))
         os.set_blocking(descriptor, True)
         with os.fdopen(descriptor, "rb", closefd=False) as handle:
-            data = handle.read(max_bytes + 1)
+            data = _read_bounded(handle, status.st_size, max_bytes)
     finally:
         os.close(descriptor)
     if len(data) > max_bytes:  # it grew while being read
         raise OSError(errno.EFBIG, f"more than the {max_bytes:,} bytes a file may have", str(path))
     return data
+
+
+def _read_bounded(handle: Any, size: int, max_bytes: int) -> bytes:
+    # read(n) allocates n bytes at once: ask for the stat size (+1 to see growth), then 1 MiB steps
+    # while the file keeps growing (or reports 0 bytes, as /proc files do), never past max_bytes + 1.
+    chunks = [handle.read(min(size, max_bytes) + 1)]
+    total = len(chunks[0])
+    while size < total <= max_bytes:
+        chunk = handle.read(min(1 << 20, max_bytes + 1 - total))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        total += len(chunk)
+    return b"".join(chunks)
 
 
 def confined(path: Path, root: Path) -> Path:

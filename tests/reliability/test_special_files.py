@@ -57,3 +57,47 @@ def test_a_special_file_in_place_of_evidence_is_refused_with_its_name(tmp_path: 
 
 
 pytestmark = [pytest.mark.attack(item=12), pytest.mark.slow]  # counted in the terminal summary's reliability figures
+
+
+# --- issue 27: every file a user names to lexbench goes through the one bounded, kind-checked reader --
+
+
+def load_config_and_report(path: str) -> str:
+    """Load ``path`` as the provider configuration in this (child) process, with 768 MB of address
+    space beyond its size at start; the refusal's message, ``"MemoryError"`` or ``"loaded"``."""
+    import resource
+
+    from lexbench.errors import LexbenchError
+    from lexbench.providers.build import load_config
+
+    size = next(int(line.split()[1]) for line in Path("/proc/self/status").read_text().splitlines()
+                if line.startswith("VmSize:"))
+    limit = size * 1024 + (768 << 20)
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    try:
+        load_config(Path(path))
+    except LexbenchError as exc:
+        return str(exc)
+    except MemoryError:
+        return "MemoryError"
+    return "loaded"
+
+
+def _socket(path: Path) -> None:
+    import socket
+
+    socket.socket(socket.AF_UNIX).bind(str(path))
+
+
+@pytest.mark.attack(item=9, issue=27)
+@pytest.mark.timeout(DEADLINE_S + 60)
+@pytest.mark.parametrize(("make", "kind"), [
+    (None, "character device"), (os.mkfifo, "FIFO"), (_socket, "socket"),
+], ids=["/dev/zero", "fifo", "socket"])
+def test_a_special_file_as_provider_config_is_refused_by_kind(tmp_path: Path, make, kind: str) -> None:  # type: ignore[no-untyped-def]
+    path = Path("/dev/zero")
+    if make is not None:
+        path = tmp_path / "providers.json"
+        make(path)
+    message = in_child(load_config_and_report, (str(path),), DEADLINE_S)
+    assert message == f"cannot read provider configuration {path}: not a regular file (a {kind}); refusing to read it"
