@@ -72,7 +72,6 @@ MARKER_NAME = ".lexbench-evidence.json"
 """The file lexbench writes into every input directory it builds: the suite and every file it wrote.
 Only a directory holding it (of the same suite) is ever replaced, and only the files it lists are removed."""
 _MAX_MARKER_BYTES = 10_000_000
-_ERROR_PAGE_BYTES = 1 << 16
 
 
 UPSTREAM: dict[str, dict[str, str]] = {
@@ -252,20 +251,21 @@ class Upstream(Origin):
             raise EvidenceError(f"{corpus_path}: sources.json gives no upstream repository or path for it")
         url = self.url(upstream, upstream_path)
         gzipped = upstream_path.endswith(".gz")
-        # The ceiling leaves room for an error page (a 404's HTML) beside the file's own bound.
-        boundary = HttpBoundary(guard=self.guard, max_body_bytes=bound.stored(gzipped) + _ERROR_PAGE_BYTES)
+        boundary = HttpBoundary(guard=self.guard, max_body_bytes=bound.stored(gzipped))
         try:
             response = boundary.fetch_target(url, Deadline.after(FETCH_TIMEOUT_S))
         except FetchError as exc:
+            status = exc.metadata.get("upstream_status")
+            if status == 404:  # a missing file's error page may be larger than the file
+                raise FileNotFoundError(url) from None
+            if status is not None and status != 200:
+                raise EvidenceError(f"{url}: HTTP {status}") from None
             extra = f" ({bound.describe()})" if exc.error_type == ErrorType.TOO_LARGE else ""
             raise EvidenceError(f"{url}: cannot be fetched ({exc}){extra}") from None
         if response.status == 404:
             raise FileNotFoundError(url)
         if response.status != 200:
             raise EvidenceError(f"{url}: HTTP {response.status}")
-        if len(response.body) > bound.stored(gzipped):
-            raise EvidenceError(f"{url}: {len(response.body):,} bytes, more than the {bound.stored(gzipped):,} the file "
-                                f"may have ({bound.describe()}); refused before hashing")
         return _gunzip(response.body, url, bound) if gzipped else response.body
 
 

@@ -6,7 +6,7 @@ checkout named there lost everything but ``dataset.json`` and ``evidence/``. Ite
 and an endless body ended in ``MemoryError`` near 1.5 GB, a 1-byte drip held a file for 70 s (the timeout
 was per read), ``../…/etc/hostname`` and ``/etc/hostname`` were read and their real sha256 printed, and a
 FIFO in the mirror hung. Every upstream here is a loopback server started by the test; the memory and
-hang attacks run in a child process allowed 768 MB more address space and a deadline, so a regression
+hang attacks run in a child process allowed 1.25 GiB more address space and a deadline, so a regression
 fails the test instead of exhausting the machine.
 """
 
@@ -26,16 +26,20 @@ import pytest
 
 from lexbench.cli import main
 from lexbench.dataset import evidence
-from lexbench.dataset.evidence import MARKER_NAME, fetch_evidence
+from lexbench.dataset.evidence import fetch_evidence
 from lexbench.errors import EvidenceError
 from tests.dataset.test_fetch_evidence import COMMIT, build_suite, edit_sources
 from tests.providers.servers import LOAD_MARGIN_S, LoopbackServer, send
 from tests.reliability.hostile import in_child
 
+MARKER_NAME = ".lexbench-evidence.json"
+"""What a user sees in a fetched directory and in the refusals (lexbench.dataset.evidence.MARKER_NAME)."""
 CHILD_DEADLINE_S = 120.0
-HEADROOM = 768 << 20
-"""What a child may map beyond its size at start: far above what a bounded fetch needs, far below a bomb's
-inflation (4 GiB) or an endless body."""
+HEADROOM = 1280 << 20
+"""What a child may map beyond its size at start: far above what a bounded fetch needs (its peak is
+measured and asserted), below a bomb's inflation (4 GiB) or an endless body (3 GiB). Not smaller: before
+issue 27 every JSON read asked for 1 GiB of address space up front, so the old code would fail here
+before meeting the attack."""
 
 
 def fetch_in_child(suite: str, into: str, mirror: str | None, upstream_base: str | None) -> dict:
@@ -59,8 +63,7 @@ def fetch_in_child(suite: str, into: str, mirror: str | None, upstream_base: str
     except EvidenceError as exc:
         outcome = f"refused: {exc}"
     except MemoryError:
-        import traceback
-        outcome = "MemoryError " + traceback.format_exc()[-1500:]
+        outcome = "MemoryError"
     return {"outcome": outcome, "peak_mb": max(0, _status_kb("VmHWM") - baseline) / 1024,
             "seconds": time.monotonic() - started}
 
@@ -195,7 +198,7 @@ def _small_bomb() -> bytes:
 @pytest.mark.timeout(CHILD_DEADLINE_S + 60)
 @pytest.mark.attack(item=2, issue=27)
 @pytest.mark.parametrize(("bomb", "refusal"), [
-    (lambda: _bomb(4 << 30), "the body declares 4,176,000 bytes, over the"),  # 4 GiB of zeros in 4 MB
+    (lambda: _bomb(4 << 30), "the body declares 4,176,000 bytes, over the 1,481-byte ceiling; not downloaded) (sources.json binds it at 457 bytes)"),  # 4 GiB of zeros in 4 MB
     (_small_bomb, "decompresses past 457 bytes (sources.json binds it at 457 bytes); refused before hashing"),
 ], ids=["4GiB-in-4MB", "1.3MB-in-1.3kB"])
 def test_a_gzip_bomb_upstream_is_cut_off_at_the_files_bound(suite, tmp_path, bomb, refusal):  # type: ignore[no-untyped-def]
@@ -279,13 +282,18 @@ def test_a_one_byte_drip_ends_at_the_whole_file_deadline(suite, tmp_path, monkey
 
     with LoopbackServer(upstream_files(corpus.upstream, drip)) as upstream:
         started = time.monotonic()
-        with pytest.raises(EvidenceError) as refused:
+        try:
             fetch_evidence(root, into=tmp_path / "inputs", upstream_base=upstream.url(""))
+        except Exception as exc:  # noqa: BLE001 (the time held is the finding, whatever ended it)
+            refused: Exception | None = exc
+        else:
+            refused = None
         held = time.monotonic() - started
-    print(f"1-byte drip held the fetch {held:.1f} s")
+    print(f"1-byte drip held the fetch {held:.1f} s ({type(refused).__name__})")
     assert held < deadline_s + LOAD_MARGIN_S, f"held {held:.1f} s"
-    assert f"no complete answer within the {deadline_s:g} s deadline" in str(refused.value)
-    assert "dragnet/HTML/X1.html.gz" in str(refused.value)
+    assert isinstance(refused, EvidenceError), refused
+    assert f"no complete answer within the {deadline_s:g} s deadline" in str(refused)
+    assert "dragnet/HTML/X1.html.gz" in str(refused)
 
 
 # --- item 2: sources.json paths confined to the mirror, special files refused by kind -----------------

@@ -63,7 +63,7 @@ pytestmark = [pytest.mark.attack(item=12), pytest.mark.slow]  # counted in the t
 
 
 def load_config_and_report(path: str) -> str:
-    """Load ``path`` as the provider configuration in this (child) process, with 768 MB of address
+    """Load ``path`` as the provider configuration in this (child) process, with 1.25 GiB of address
     space beyond its size at start; the refusal's message, ``"MemoryError"`` or ``"loaded"``."""
     import resource
 
@@ -72,7 +72,7 @@ def load_config_and_report(path: str) -> str:
 
     size = next(int(line.split()[1]) for line in Path("/proc/self/status").read_text().splitlines()
                 if line.startswith("VmSize:"))
-    limit = size * 1024 + (768 << 20)
+    limit = size * 1024 + (1280 << 20)
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     try:
         load_config(Path(path))
