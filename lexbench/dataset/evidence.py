@@ -180,6 +180,8 @@ class Fetched:
     files: int
     origin: str
     seconds: float
+    kept: Path | None = None
+    """Where files that appeared in ``into`` during the fetch, unknown to its marker, were kept (else ``None``)."""
 
 
 class Origin:
@@ -261,6 +263,9 @@ class Upstream(Origin):
             if status is not None and status != 200:
                 raise EvidenceError(f"{url}: HTTP {status}") from None
             extra = f" ({bound.describe()})" if exc.error_type == ErrorType.TOO_LARGE else ""
+            if exc.error_type == ErrorType.BLOCKED_NETWORK:
+                extra = (" (fetch-evidence reaches public addresses only; --upstream-base's own IP:port is exempt "
+                         "when it names an IP literal, never a redirect or another host)")
             raise EvidenceError(f"{url}: cannot be fetched ({exc}){extra}") from None
         if response.status == 404:
             raise FileNotFoundError(url)
@@ -420,12 +425,12 @@ def fetch_evidence(suite_root: Path, *, into: Path, mirror: Path | None = None,
                     f"{suite_root / SOURCE_INPUTS_NAME} pins {pinned}: rules.json changed after publication; "
                     "publish the new revision (lexbench publish)")
         _write_marker(building, suite)
-        _publish_dir(building, into, previous)
+        kept = _publish_dir(building, into, previous)
     except BaseException:
         shutil.rmtree(building, ignore_errors=True)  # the temporary directory made above: lexbench's alone
         raise
     return Fetched(into=into, cases=len(rules.cases), dataset_sha256=dataset_sha256, files=len(read_once),
-                   origin=origin.label, seconds=time.perf_counter() - started)
+                   origin=origin.label, seconds=time.perf_counter() - started, kept=kept)
 
 
 # --- publishing into a directory that may hold a user's files --------------------------------------
@@ -505,19 +510,25 @@ def _write_marker(building: Path, suite: str) -> None:
     }, indent=1) + "\n").encode("utf-8"))
 
 
-def _publish_dir(building: Path, into: Path, previous: list[str] | None) -> None:
-    # Swap by renames so a reader sees the old directory or the new one, never a mix. A rename onto an
-    # empty directory replaces it; onto one that gained a file meanwhile it fails, and nothing is lost.
+def _publish_dir(building: Path, into: Path, previous: list[str] | None) -> Path | None:
+    """Swap ``building`` into ``into`` by renames, so a reader sees the old directory or the new one,
+    never a mix; the folder where files lexbench did not write were kept, if any appeared meanwhile."""
+    # A rename onto an empty directory replaces it; onto one that gained a file meanwhile it fails, and
+    # nothing is lost.
+    changed = f"--into {into}: changed during the fetch, nothing was replaced; look at it and fetch again"
     if not previous:
-        os.replace(building, into)
-        return
+        try:
+            os.replace(building, into)
+        except OSError as exc:
+            raise EvidenceError(f"{changed} ({exc.strerror})") from None
+        return None
     retired = Path(tempfile.mkdtemp(dir=into.parent, prefix=f".{into.name}.retired-"))
     os.replace(into, retired)
     try:
         os.replace(building, into)
-    except OSError:
+    except OSError as exc:
         os.replace(retired, into)
-        raise
+        raise EvidenceError(f"{changed} ({exc.strerror})") from None
     # Remove only what the previous marker lists; anything else that appeared since stays (with its folder).
     for relative in [*previous, MARKER_NAME]:
         path = retired / relative
@@ -534,4 +545,5 @@ def _publish_dir(building: Path, into: Path, previous: list[str] | None) -> None
     try:
         retired.rmdir()
     except OSError:
-        pass  # something lexbench did not write appeared during the fetch: left where it is
+        return retired  # something lexbench did not write appeared during the fetch: kept, and said so
+    return None

@@ -139,7 +139,10 @@ def test_a_previous_fetch_is_replaced_but_a_file_the_user_added_to_it_is_kept(su
     assert _cli_fetch(root, corpus.mirror, str(into)) == 0
     marker = json.loads((into / MARKER_NAME).read_text())
     assert marker["suite"] == "articles" and "dataset.json" in marker["files"]
+    (into / "evidence" / "captures" / "article-001-en-harbour-dredging.html").write_text("stale")
     assert _cli_fetch(root, corpus.mirror, str(into)) == 0  # lexbench's own directory: replaced
+    assert (into / "evidence" / "captures" / "article-001-en-harbour-dredging.html").read_text() != "stale"
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".inputs")] == []  # nothing retired is left
     capsys.readouterr()
     (into / "evidence" / "my-review.md").write_text("reviewed by hand")
     assert _cli_fetch(root, corpus.mirror, str(into)) == 2
@@ -147,6 +150,24 @@ def test_a_previous_fetch_is_replaced_but_a_file_the_user_added_to_it_is_kept(su
     assert "holds 1 entry lexbench did not write (evidence/my-review.md" in error, error
     assert (into / "evidence" / "my-review.md").read_text() == "reviewed by hand"
     assert (into / "dataset.json").is_file()
+
+
+@pytest.mark.attack(item=1, issue=27)
+def test_a_file_that_appears_during_a_refetch_is_kept_and_named(suite, tmp_path, monkeypatch):  # type: ignore[no-untyped-def]
+    root, corpus = suite
+    into = tmp_path / "inputs"
+    fetch_evidence(root, into=into, mirror=corpus.mirror)
+    compile_articles = evidence.compile_articles
+
+    def a_user_saves_a_file_meanwhile(*args, **kwargs):  # type: ignore[no-untyped-def]
+        (into / "evidence" / "late-notes.txt").write_text("saved during the fetch")
+        return compile_articles(*args, **kwargs)
+
+    monkeypatch.setattr(evidence, "compile_articles", a_user_saves_a_file_meanwhile)
+    fetched = fetch_evidence(root, into=into, mirror=corpus.mirror)
+    kept = getattr(fetched, "kept", None)
+    assert kept is not None and (kept / "evidence" / "late-notes.txt").read_text() == "saved during the fetch"
+    assert sorted(p.relative_to(kept).as_posix() for p in kept.rglob("*")) == ["evidence", "evidence/late-notes.txt"]
 
 
 @pytest.mark.attack(item=1, issue=27)
