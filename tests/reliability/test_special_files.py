@@ -101,3 +101,59 @@ def test_a_special_file_as_provider_config_is_refused_by_kind(tmp_path: Path, ma
         make(path)
     message = in_child(load_config_and_report, (str(path),), DEADLINE_S)
     assert message == f"cannot read provider configuration {path}: not a regular file (a {kind}); refusing to read it"
+
+
+def run_cli_and_report(argv: list[str]) -> tuple[int, str]:
+    """``lexbench ARGV`` in this (child) process, bounded like :func:`load_config_and_report`; the exit
+    code and what it printed on stderr (``MemoryError`` as a message)."""
+    import contextlib
+    import io
+    import resource
+
+    from lexbench.cli import main
+
+    size = next(int(line.split()[1]) for line in Path("/proc/self/status").read_text().splitlines()
+                if line.startswith("VmSize:"))
+    limit = size * 1024 + (1280 << 20)
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    err = io.StringIO()
+    try:
+        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+            code = main(argv)
+    except MemoryError:
+        return -1, "MemoryError"
+    return code, err.getvalue()
+
+
+def _publish_dataset(tmp_path: Path) -> tuple[list[str], Path]:
+    suite = write_suite(tmp_path / "tiny", ARTICLES)
+    return ["publish", "--suite", str(suite), "--dataset", str(tmp_path / "new-dataset.json")], tmp_path / "new-dataset.json"
+
+
+def _verify_source(tmp_path: Path) -> tuple[list[str], Path]:
+    suite = write_suite(tmp_path / "tiny", ARTICLES)
+    source = tmp_path / "inputs"
+    (source / "evidence").mkdir(parents=True)
+    return ["verify-inputs", "--suite", str(suite), "--source", str(source)], source / "dataset.json"
+
+
+def _import_index(tmp_path: Path) -> tuple[list[str], Path]:
+    corpus = tmp_path / "aeb"
+    corpus.mkdir()
+    return (["import-corpus", "--format", "scrapinghub-aeb", "--source", str(corpus), "--output", str(tmp_path / "out")],
+            corpus / "_index.tsv")
+
+
+@pytest.mark.attack(item=2, issue=27)
+@pytest.mark.timeout(DEADLINE_S + 60)
+@pytest.mark.parametrize("command", [_publish_dataset, _verify_source, _import_index],
+                         ids=["publish --dataset", "verify-inputs --source", "import-corpus --source"])
+@pytest.mark.parametrize(("make", "kind"), [(os.mkfifo, "FIFO"), (lambda p: p.symlink_to("/dev/zero"), "character device")],
+                         ids=["fifo", "dev-zero"])
+def test_a_special_file_named_to_a_command_is_refused_by_kind(tmp_path: Path, command, make, kind: str) -> None:  # type: ignore[no-untyped-def]
+    argv, special = command(tmp_path)
+    make(special)
+    code, stderr = in_child(run_cli_and_report, (argv,), DEADLINE_S)
+    assert code in (1, 2), (code, stderr)
+    assert f"not a regular file (a {kind}); refusing to read it" in stderr, stderr
+    assert special.name in stderr, stderr
