@@ -2,12 +2,13 @@
 
 A committed reviewed suite (``cases/articles``) publishes its rules and bindings but not its captures,
 references or compiled ``dataset.json``. Its ``sources.json`` binds every source file the evidence is
-derived from, by the sha256 of its decompressed bytes, together with where it lives upstream::
+derived from, by the sha256 and size (``bytes``) of its decompressed bytes, and where it lives upstream::
 
     {"schema_version": 1, "evidence_home": "../shared/corpus",
      "upstream": {"dragnet": {"repository": "https://github.com/<owner>/<repo>", "commit": "<40 hex>"}},
      "cases": {"<case id>": {"source": "dragnet", "key": "R1000",
-        "files": {"dragnet/HTML/R1000.html.gz": {"sha256": "…", "upstream": "dragnet_data/input/R1000.html"}},
+        "files": {"dragnet/HTML/R1000.html.gz": {"sha256": "…", "bytes": 80121,
+                                                "upstream": "dragnet_data/input/R1000.html"}},
         "capture": {"file": "dragnet/HTML/R1000.html.gz", "field": null},
         "reference": {"file": "…", "part": "before_comments", "key": null, "field": null, "lines": null}}}}
 
@@ -21,9 +22,15 @@ dataset (:func:`~lexbench.dataset.compile.compile_articles`). The result is an i
     <into>/evidence/captures/<id>.html
     <into>/evidence/references/<id>.txt
 
+    <into>/.lexbench-evidence.json          (the marker: the suite and every file lexbench wrote)
+
 built in a temporary directory beside ``<into>`` and renamed into place only when everything verified:
-nothing partial is ever published. Any missing or changed file raises :class:`EvidenceError` naming the
-file and the case.
+nothing partial is ever published, and ``<into>`` is replaced only when it is empty or a previous fetch
+of the same suite holding nothing its marker does not list; nothing lexbench did not write is removed.
+Every file is read at most to its binding's ``bytes`` (:class:`FileBound`): mirror files through the
+bounded, kind-checked reader confined to the mirror, upstream files through the providers' HTTP
+boundary (network guard, redirect rules, whole-file deadline). Any missing, changed, oversized or
+refused file raises :class:`EvidenceError` naming the file and the case.
 
 For authors of ``sources.json``: :data:`UPSTREAM` holds each corpus folder's repository and pinned
 commit, :func:`upstream_path` maps a corpus path to its upstream path, and :func:`bind_source_file`
