@@ -469,3 +469,27 @@ def test_the_reviewed_suite_importer_derives_the_same_dataset(suite, tmp_path):
     fetched = fetch_evidence(root, into=tmp_path / "fetched", mirror=corpus.mirror)
     import_corpus("reviewed-suite", root, tmp_path / "imported")
     assert sha256_bytes((tmp_path / "imported" / "dataset.json").read_bytes()) == fetched.dataset_sha256
+
+
+@pytest.mark.slow
+def test_an_upstream_that_gzips_every_transfer_gives_the_same_bytes(suite, tmp_path):
+    """fetch-evidence asks for the file as stored (Accept-Encoding: identity), so a file's bound is exact;
+    a server that compresses the transfer anyway is inflated within the same bound."""
+    from tests.providers.servers import LoopbackServer, send
+
+    root, corpus = suite
+    asked: list[str | None] = []
+
+    def gzipping(h, server):  # type: ignore[no-untyped-def]
+        asked.append(h.headers.get("Accept-Encoding"))
+        file = corpus.upstream / h.path.lstrip("/")
+        if file.is_file():
+            send(h, 200, gzip.compress(file.read_bytes()), content_type="text/plain", headers={"Content-Encoding": "gzip"})
+        else:
+            send(h, 404, b"not found")
+
+    from_mirror = fetch_evidence(root, into=tmp_path / "a", mirror=corpus.mirror)
+    with LoopbackServer(gzipping) as upstream:
+        from_upstream = fetch_evidence(root, into=tmp_path / "b", upstream_base=upstream.url(""))
+    assert from_upstream.dataset_sha256 == from_mirror.dataset_sha256
+    assert set(asked) == {"identity"}
