@@ -195,14 +195,18 @@ def _timestamp(value: Any) -> datetime | None:
 def provider_configuration(manifest: dict[str, Any], provider: str) -> str | None:
     """sha256 of what makes one provider's results comparable across runs: its own configuration
     (``configuration.provider_specs[provider]``) and the run's runtime policy and mode, without the other
-    providers of the run (adding a provider to the nightly leaves this one's history comparable).
-    ``None`` for a manifest that records no per-provider configuration."""
+    providers of the run (adding a provider to the nightly leaves this one's history comparable). A user's
+    test provider (``test_providers``) is identified by its test's node id instead of a spec."""
     configuration = manifest.get("configuration") or {}
     specs = configuration.get("provider_specs") or {}
-    if provider not in specs:
-        return None
+    spec = specs.get(provider)
+    if spec is None:
+        test = (manifest.get("test_providers") or {}).get(provider)
+        if test is None:
+            return None
+        spec = {"test": test}
     shared = {k: v for k, v in configuration.items() if k not in ("providers", "provider_specs", "provider_config_sha256_redacted")}
-    return canonical_sha256({"provider": provider, "spec": specs[provider], **shared})
+    return canonical_sha256({"provider": provider, "spec": spec, **shared})
 
 
 def _run_row(entry: RunEntry) -> tuple[Any, ...]:

@@ -102,6 +102,8 @@ def trends(history: History, *, intervals_for_last: int | None = None) -> list[T
             passed=passed, failed=failed, unresolvable=unresolvable, pass_rate=passed / scored if scored else None,
             interval=None, components=components.get((run, provider), {}), latency_p50_s=p50, cost=cost,
             cost_unit=unit, noise=noise))
+    # A provider's trends in the order they began (a dataset or scorer change starts a new one).
+    found.sort(key=lambda t: (t.suite, t.provider, t.runs[0].started or "", t.runs[0].run))
     for trend in found:
         chosen = trend.runs if intervals_for_last is None else trend.runs[-intervals_for_last:] if intervals_for_last else []
         for figures in chosen:
@@ -140,9 +142,10 @@ def summary_lines(history: History, *, last: int = 10) -> list[str]:
     shown = trends(history, intervals_for_last=last or None)
     complete = sum(1 for e in history.entries if e.kind == COMPLETE)
     lines.append(f"lexbench history: {complete} complete run(s), {len(shown)} provider trend(s)")
-    labels = [COMPONENT_LABELS[c] for c in COMPONENT_COLUMNS]
-    head = ["run", "items", "pass rate", "95 % interval", *labels, "p50 s", "cost", "noise"]
     for trend in shown:
+        # Only the components some run of this trend scored (comments, posts, anchors: where a case has them).
+        columns = [c for c in COMPONENT_COLUMNS if any(f.components.get(c.value) is not None for f in trend.runs)]
+        head = ["run", "items", "pass rate", "95 % interval", *[COMPONENT_LABELS[c] for c in columns], "p50 s", "cost", "noise"]
         lines.append("")
         lines.append(f"{trend.provider} ({trend.output_contract}) on suite {trend.suite} — dataset "
                      f"{_short(trend.dataset_sha256)} (revision {trend.dataset_revision or '?'}), scorer "
@@ -152,7 +155,7 @@ def summary_lines(history: History, *, last: int = 10) -> list[str]:
         if len(runs) < len(trend.runs):
             lines.append(f"  … {len(trend.runs) - len(runs)} earlier run(s) not shown (--last 0 shows every run)")
         table = [head] + [[f.name, str(f.items), pct(f.pass_rate), interval_text(f.interval),
-                           *[pct(f.components.get(c.value)) for c in COMPONENT_COLUMNS],
+                           *[pct(f.components.get(c.value)) for c in columns],
                            secs(f.latency_p50_s), _cost(f), ratio(f.noise)] for f in runs]
         widths = [max(len(row[i]) for row in table) for i in range(len(head))]
         for row in table:
