@@ -239,6 +239,7 @@ def _export_schemas(args: argparse.Namespace) -> int:
 
 def _report(args: argparse.Namespace) -> int:
     from lexbench.run.record import checked_rows, merge_runs, read_manifest, scorer_version  # per verb (module docstring)
+    from lexbench.history.trend import report_panel
     from lexbench.report.render import write_reports
     from lexbench.run import approvals as approval
     from lexbench.run.rundir import RunLock, check_run_dir
@@ -264,7 +265,7 @@ def _report(args: argparse.Namespace) -> int:
         manifest, rows = checked_rows(run_dir, approved=approval.approved_configurations(bound))
         approval.check_record(str(run_dir), manifest, approval.sources_of(str(run_dir), rows, scorer_version(manifest)),
                               approvals)
-        paths = write_reports(run_dir, rows, manifest)
+        paths = write_reports(run_dir, rows, manifest, trend_panel=report_panel(run_dir))
     for path in paths:
         print(f"wrote {path} (sha256 {hashlib.sha256(path.read_bytes()).hexdigest()[:16]})")
     if approvals is not None:

@@ -223,3 +223,36 @@ def test_nothing_in_a_run_directory_is_taken_as_sql(runs, capsys):
 def test_a_missing_folder_is_named(tmp_path, capsys):
     assert lexbench(["history", str(tmp_path / "nope")]) == 2
     assert f"{tmp_path / 'nope'}: no such folder of runs" in capsys.readouterr().err
+
+
+def test_html_writes_a_trend_figure_per_trend(runs, capsys):
+    out = runs.parent / "trend.html"
+    assert lexbench(["history", str(runs), "--html", str(out)]) == 0
+    assert capsys.readouterr().out.strip() == f"wrote {out}"
+    page = out.read_text(encoding="utf-8")
+    assert page.count("<figure id=\"trend-") == 11 and "<script" not in page
+    assert "acme (cleaned) — suite demo, dataset revision 3 (9cb93b815f62), scorer 2: 8 run(s)" in page
+    assert "Latest night-12: 0.0 % [0.0–0.0 %] of 6 scored item(s)" in page
+
+
+def test_report_html_gains_a_trend_panel_from_the_runs_beside_it_up_to_this_run(runs, capsys):
+    assert lexbench(["report", str(runs / "night-12")]) == 0
+    page = (runs / "night-12" / "report.html").read_text(encoding="utf-8")
+    # Its three providers with an earlier comparable run; http-markdownify's is scorer 1: a new trend, one run, no panel.
+    assert page.count('<figure id="chart-trend-') == 3 and '<h2 id="trends">Trends</h2>' in page
+    assert "acme (cleaned) — suite demo, dataset revision 3 (9cb93b815f62), scorer 2: 8 run(s)" in page
+    # An older night's report shows the trend up to that night, whatever was added since, and rebuilds the same bytes.
+    assert lexbench(["report", str(runs / "night-07")]) == 0
+    seventh = (runs / "night-07" / "report.html").read_bytes()
+    assert "scorer 2: 3 run(s)" in seventh.decode("utf-8") and b"night-08" not in seventh
+    shutil.rmtree(runs / "night-12")
+    assert lexbench(["report", str(runs / "night-07")]) == 0
+    assert (runs / "night-07" / "report.html").read_bytes() == seventh
+
+
+def test_a_run_alone_has_no_trend_panel(runs, capsys):
+    alone = runs.parent / "alone"
+    alone.mkdir()
+    shutil.move(runs / "night-12", alone / "night-12")
+    assert lexbench(["report", str(alone / "night-12")]) == 0
+    assert 'id="trends"' not in (alone / "night-12" / "report.html").read_text(encoding="utf-8")

@@ -133,8 +133,9 @@ def _torn(path: Path) -> bool:
         return False
 
 
-def classify(run_dir: Path) -> RunEntry:
-    """The kind of one run directory from its files alone (the row checks come after, in :func:`scan`)."""
+def classify(run_dir: Path, *, held_by_us: bool = False) -> RunEntry:
+    """The kind of one run directory from its files alone (the row checks come after, in :class:`History`).
+    ``held_by_us``: this process holds the run's lock (a session or ``lexbench report`` writing its report)."""
     has_manifest = os.path.lexists(run_dir / MANIFEST_NAME)
     if not has_manifest and not os.path.lexists(run_dir / RESULTS_NAME):
         return RunEntry(run_dir, FOREIGN, f"{run_dir}: not a run directory (no {MANIFEST_NAME}, no {RESULTS_NAME}); ignored")
@@ -147,7 +148,7 @@ def classify(run_dir: Path) -> RunEntry:
         return RunEntry(run_dir, REFUSED, str(exc))
     if not manifest:
         return RunEntry(run_dir, INCOMPLETE, f"{run_dir}: no {MANIFEST_NAME} (a session that crashed or is starting)")
-    if _lock_held(run_dir):
+    if not held_by_us and _lock_held(run_dir):
         return RunEntry(run_dir, INCOMPLETE, f"{run_dir}: a session is still writing it ({LOCK_NAME} is held)", manifest)
     if not manifest.get("finished"):
         return RunEntry(run_dir, INCOMPLETE, f"{run_dir}: its session did not finish (crashed or still running; "
