@@ -84,16 +84,19 @@ VIEWS = (
 )
 
 # One SQL pass over every candidate run: what checked_rows would refuse, counted per file.
-_SUSPECTS = """SELECT r.filename FROM _candidates AS r JOIN runs ON runs.results_file = r.filename
-    GROUP BY r.filename, runs.items
-    HAVING count(*) FILTER (WHERE r."case" IS NULL OR r.provider IS NULL OR r.outcome NOT IN ('pass', 'fail', 'unresolvable')
-               OR r.suite IS DISTINCT FROM any_value(runs.suite)
-               OR r.dataset_sha256 IS DISTINCT FROM any_value(runs.dataset_sha256)
-               OR (r.configuration_sha256 IS DISTINCT FROM any_value(runs.configuration_sha256)
-                   AND NOT coalesce(list_contains(any_value(runs.approved), r.configuration_sha256), false))
-               OR NOT list_contains(any_value(runs.providers), r.provider)) > 0
-        OR count(DISTINCT [r."case", r.provider]) <> count(*)
-        OR (runs.items IS NOT NULL AND count(*) <> runs.items)"""
+_SUSPECTS = """WITH flagged AS (
+        SELECT r.filename, r."case", r.provider, runs.items,
+               (r."case" IS NULL OR r.provider IS NULL OR r.outcome IS NULL OR r.outcome NOT IN ('pass', 'fail', 'unresolvable')
+                OR r.suite IS DISTINCT FROM runs.suite OR r.dataset_sha256 IS DISTINCT FROM runs.dataset_sha256
+                OR (r.configuration_sha256 IS DISTINCT FROM runs.configuration_sha256
+                    AND NOT coalesce(list_contains(runs.approved, r.configuration_sha256), false))
+                OR NOT coalesce(list_contains(runs.providers, r.provider), false)) AS bad
+        FROM _candidates AS r JOIN runs ON runs.results_file = r.filename)
+    SELECT filename FROM flagged GROUP BY filename, items
+    HAVING bool_or(bad) OR count(DISTINCT [\"case\", provider]) <> count(*) OR (items IS NOT NULL AND count(*) <> items)
+    UNION
+    SELECT results_file FROM runs WHERE coalesce(items, 0) > 0
+        AND results_file NOT IN (SELECT DISTINCT filename FROM _candidates)"""
 
 
 @dataclass(frozen=True)
