@@ -97,9 +97,8 @@ def _panel(x0: float, title: str, runs: Sequence[RunFigures], values: Sequence[f
     base = _TOP + _PLOT_H
     for i, f in enumerate(runs):
         if i in labelled:
-            anchor = "start" if n > 1 and i == 0 else "end" if n > 1 and i == n - 1 else "middle"
-            body.append(f'<text x="{x(i):.1f}" y="{base + 16}" text-anchor="{anchor}">{escape(f.name[-16:])}</text>'
-                        f'<text x="{x(i):.1f}" y="{base + 30}" text-anchor="{anchor}" fill="#666">{escape(_day(f))}</text>')
+            body.append(f'<text x="{x(i):.1f}" y="{base + 16}" text-anchor="middle">{escape(f.name[-16:])}</text>'
+                        f'<text x="{x(i):.1f}" y="{base + 30}" text-anchor="middle" fill="#666">{escape(_day(f))}</text>')
     return body
 
 
@@ -121,7 +120,7 @@ def trend_figure(trend: Trend, figure_id: str) -> str:
     body += _panel(_LEFT + _PLOT_W + _PANEL_GAP, "p50 latency (s)", runs, [f.latency_p50_s for f in runs],
                    [None] * len(runs), ceiling, [(0.0, "0"), (ceiling / 2, f"{ceiling / 2:g}"), (ceiling, f"{ceiling:g}")],
                    LATENCY_COLOUR)
-    width, height = 2 * (_LEFT + _PLOT_W) + _PANEL_GAP + 10, _TOP + _PLOT_H + 36
+    width, height = 2 * (_LEFT + _PLOT_W) + _PANEL_GAP + 50, _TOP + _PLOT_H + 36  # room for the last label
     svg = (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" '
            f'role="img" aria-label="{escape(trend.provider)}: pass rate and p50 latency over {len(runs)} runs">'
            + "".join(body) + "</svg>")
