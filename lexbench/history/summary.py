@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
+from functools import lru_cache
 from typing import Any
 
 from lexbench.history.store import COMPLETE, FOREIGN, INCOMPLETE, REFUSED, History
@@ -79,7 +80,13 @@ class Trend:
 
 
 def _interval(trend: Trend, passed: int, failed: int) -> dict[str, float] | None:
-    found = stats.pass_rate_interval([True] * passed + [False] * failed, key=f"{trend.output_contract}:{trend.provider}")
+    return _interval_of(f"{trend.output_contract}:{trend.provider}", passed, failed)
+
+
+@lru_cache(maxsize=65536)
+def _interval_of(key: str, passed: int, failed: int) -> dict[str, float] | None:
+    # Seeded by key: the same counts give the same interval, so a provider's steady nights cost one bootstrap.
+    found = stats.pass_rate_interval([True] * passed + [False] * failed, key=key)
     return None if found is None else {"low": round(found.low, 4), "high": round(found.high, 4)}
 
 
@@ -107,7 +114,8 @@ def trends(history: History, *, intervals_for_last: int | None = None) -> list[T
     for trend in found:
         chosen = trend.runs if intervals_for_last is None else trend.runs[-intervals_for_last:] if intervals_for_last else []
         for figures in chosen:
-            figures.interval = _interval(trend, figures.passed, figures.failed)
+            interval = _interval(trend, figures.passed, figures.failed)
+            figures.interval = dict(interval) if interval else None  # a copy: the cached one is shared
     return found
 
 
