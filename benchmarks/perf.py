@@ -41,7 +41,7 @@ def main(argv: list[str] | None = None) -> int:
     work = Path(args.work) if args.work else Path(tempfile.mkdtemp(prefix="lexbench-perf-"))
     work.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
-    print(f"lexbench performance figures (issues 10, 16, 18) — {_machine()}; scratch {work}", flush=True)
+    print(f"lexbench performance figures (issues 10, 16, 18, 31) — {_machine()}; scratch {work}", flush=True)
     figures: list[Figure] = []
 
     def show(new: list[Figure]) -> None:
