@@ -398,9 +398,9 @@ def _alpha(text: str) -> float:
 
 def _history(args: argparse.Namespace) -> int:
     from lexbench.history import check, summary  # per verb (module docstring)
-    from lexbench.history.store import History, scan
+    from lexbench.history.store import History, default_cache, scan
 
-    history = History(scan([Path(d) for d in args.runs_dirs or ["runs"]]))
+    history = History(scan([Path(d) for d in args.runs_dirs or ["runs"]]), cache=None if args.no_cache else default_cache())
     if args.html:
         from lexbench.history.trend import write_page
 
@@ -471,6 +471,8 @@ def build_parser() -> argparse.ArgumentParser:
                    "per provider over the runs)")
     p.add_argument("--last", type=_count, default=10, metavar="N", help="runs shown per provider in the summary "
                    "(default 10; 0: every run)")
+    p.add_argument("--no-cache", action="store_true", help="read every run's rows again instead of the figures kept "
+                   "for unchanged runs ($LEXBENCH_HISTORY_CACHE, default ~/.cache/lexbench/history.duckdb)")
     p.set_defaults(handler=_history)
 
     p = verbs.add_parser("audit-projection", help="per item, the reference fragments an answer holds but its projection "

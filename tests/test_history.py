@@ -34,6 +34,13 @@ VIEW_COLUMNS = {
 """The views' columns: the public contract the README documents."""
 
 
+@pytest.fixture(autouse=True)
+def history_cache(tmp_path, monkeypatch):
+    """Each test's own figure cache (never the user's ~/.cache)."""
+    monkeypatch.setenv("LEXBENCH_HISTORY_CACHE", str(tmp_path / "cache" / "history.duckdb"))
+    return tmp_path / "cache" / "history.duckdb"
+
+
 @pytest.fixture
 def runs(tmp_path):
     """A writable copy of the fixture."""
@@ -185,6 +192,25 @@ def test_a_tampered_run_is_refused_by_name_as_lexbench_report_refuses_it(runs, c
     assert data["runs"] == 11 and data["refused"] == [{"path": str(runs / "night-07"), "reason": refusal}]
     assert lexbench(["history", str(runs)]) == 0
     assert "1 refused, as lexbench report refuses them:" in capsys.readouterr().out
+
+
+def test_cached_figures_are_the_figures_and_a_run_changed_since_is_read_again(runs, capsys, history_cache):
+    assert lexbench(["history", str(runs), "--json", "--no-cache"]) == 0
+    uncached = json.loads(capsys.readouterr().out)
+    assert not history_cache.exists()
+    assert lexbench(["history", str(runs), "--json"]) == 0  # fills the cache
+    assert json.loads(capsys.readouterr().out) == uncached and history_cache.is_file()
+    assert lexbench(["history", str(runs), "--json"]) == 0  # reads it
+    assert json.loads(capsys.readouterr().out) == uncached
+    # Tampered after it was cached: its files changed, so it is read again and refused.
+    results = runs / "night-12" / "results.jsonl"
+    lines = results.read_text(encoding="utf-8").splitlines()
+    row = json.loads(lines[0])
+    row["configuration_sha256"] = "0" * 64
+    results.write_text("\n".join([json.dumps(row), *lines[1:]]) + "\n", encoding="utf-8")
+    assert lexbench(["history", str(runs), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["runs"] == 11 and [r["path"] for r in data["refused"]] == [str(runs / "night-12")]
 
 
 def test_foreign_files_are_ignored_with_a_note(runs, capsys):

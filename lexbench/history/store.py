@@ -61,20 +61,25 @@ RUNS_TABLE = """CREATE TEMP TABLE runs (
 
 PROVIDER_TABLE = "CREATE TEMP TABLE _provider_configs (run VARCHAR, provider VARCHAR, provider_configuration_sha256 VARCHAR)"
 
-VIEWS = (
-    """CREATE TEMP VIEW items AS SELECT
+_ITEMS = """SELECT
         runs.run, r."case", r.provider, p.provider_configuration_sha256, r.output_contract, r.category, r.track, r.lang, r.outcome,
         r.failure_class, r.latency_s, r.content_chars, r.reference_chars, r.content_tokens,
         coalesce(r.metadata.cost_total, list_sum([a.cost FOR a IN r.attempts]), r.metadata.cost) AS cost,
         CASE WHEN coalesce(r.metadata.cost_total, list_sum([a.cost FOR a IN r.attempts]), r.metadata.cost)
              IS NOT NULL THEN coalesce(r.metadata.cost_unit, 'units') END AS cost_unit,
         greatest(len(r.attempts), 1) AS attempts, r.error_type, r.explanation
-      FROM _rows AS r JOIN runs ON runs.results_file = r.filename
-      LEFT JOIN _provider_configs AS p ON p.run = runs.run AND p.provider = r.provider""",
-    """CREATE TEMP VIEW components AS SELECT run, "case", provider, c.name AS component, c.passed, c.measured,
+      FROM ROWS AS r JOIN runs ON runs.results_file = r.filename
+      LEFT JOIN _provider_configs AS p ON p.run = runs.run AND p.provider = r.provider"""
+"""The ``items`` columns over a rows relation (``ROWS``: ``_rows``, or ``_fresh`` for the runs not cached)."""
+
+_COMPONENTS = """SELECT run, "case", provider, c.name AS component, c.passed, c.measured,
         c.threshold, c.evidence
       FROM (SELECT runs.run, r."case", r.provider, unnest(r.components) AS c
-            FROM _rows AS r JOIN runs ON runs.results_file = r.filename)""",
+            FROM ROWS AS r JOIN runs ON runs.results_file = r.filename)"""
+
+VIEWS = (
+    "CREATE TEMP VIEW items AS " + _ITEMS.replace("ROWS", "_rows"),
+    "CREATE TEMP VIEW components AS " + _COMPONENTS.replace("ROWS", "_rows"),
     """CREATE TEMP VIEW attempts AS SELECT run, "case", provider, a.n AS attempt, a.a.latency_s AS latency_s,
         a.a.api_http_status AS api_http_status, a.a.upstream_status AS upstream_status,
         a.a.error_type AS error_type, a.a.cost AS cost, a.a.late AS late
@@ -82,6 +87,32 @@ VIEWS = (
                    unnest(list_transform(r.attempts, lambda x, i: {'n': i, 'a': x})) AS a
             FROM _rows AS r JOIN runs ON runs.results_file = r.filename)""",
 )
+
+FIGURE_TABLES = (
+    """CREATE TEMP TABLE _figures (run VARCHAR, provider VARCHAR, provider_configuration_sha256 VARCHAR,
+        output_contract VARCHAR, items BIGINT, passed BIGINT, failed BIGINT, unresolvable BIGINT, latency_p50_s DOUBLE,
+        cost DOUBLE, cost_unit VARCHAR, noise DOUBLE)""",
+    "CREATE TEMP TABLE _component_figures (run VARCHAR, provider VARCHAR, component VARCHAR, scored BIGINT, failures BIGINT)",
+)
+"""Each run's figures per provider and per component: what the summary reads (:mod:`lexbench.history.summary`)."""
+
+_FIGURES = """INSERT INTO _figures SELECT i.run, i.provider, any_value(i.provider_configuration_sha256),
+        any_value(i.output_contract), count(*), count(*) FILTER (WHERE i.outcome = 'pass'),
+        count(*) FILTER (WHERE i.outcome = 'fail'), count(*) FILTER (WHERE i.outcome = 'unresolvable'),
+        quantile_disc(i.latency_s, 0.5) FILTER (WHERE i.outcome <> 'unresolvable'),
+        sum(i.cost), string_agg(DISTINCT i.cost_unit, ', '),
+        median(i.content_chars::DOUBLE / i.reference_chars) FILTER (WHERE i.outcome <> 'unresolvable' AND i.reference_chars > 0)
+    FROM (ITEMS) AS i GROUP BY i.run, i.provider"""
+
+_COMPONENT_FIGURES = """INSERT INTO _component_figures SELECT run, provider, component, count(passed),
+        count(*) FILTER (WHERE passed = false) FROM (COMPONENTS) GROUP BY run, provider, component"""
+
+CACHE_TABLES = (
+    "CREATE TABLE IF NOT EXISTS cache.runs (run VARCHAR, key VARCHAR, refused VARCHAR)",
+    "CREATE TABLE IF NOT EXISTS cache.figures AS SELECT * FROM _figures WHERE false",
+    "CREATE TABLE IF NOT EXISTS cache.component_figures AS SELECT * FROM _component_figures WHERE false",
+)
+"""The figures kept between invocations (:class:`History` ``cache``), one entry per run and file state."""
 
 # One SQL pass over every candidate run: what checked_rows would refuse, counted per file.
 _SUSPECTS = """WITH flagged AS (
@@ -213,6 +244,34 @@ def provider_configuration(manifest: dict[str, Any], provider: str) -> str | Non
     return canonical_sha256({"provider": provider, "spec": spec, **shared})
 
 
+CACHE_VARIABLE = "LEXBENCH_HISTORY_CACHE"
+
+
+def default_cache() -> Path | None:
+    """Where the history keeps each run's figures between invocations: ``$LEXBENCH_HISTORY_CACHE`` (empty:
+    no cache), else ``$XDG_CACHE_HOME/lexbench/history.duckdb`` (``~/.cache`` by default). A copy, never
+    the store: every entry is keyed by its run's file state (:func:`file_key`) and deleting it costs time only."""
+    value = os.environ.get(CACHE_VARIABLE)
+    if value is not None:
+        return Path(value) if value else None
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "lexbench" / "history.duckdb"
+
+
+def file_key(run_dir: Path) -> str:
+    """The state of a run's two files (device, inode, size, modification and change times in ns): any
+    write to either changes it (a change time cannot be set back), so a cached figure of the run is
+    used only while its files are exactly as they were when it was computed."""
+    parts = []
+    for name in (MANIFEST_NAME, RESULTS_NAME):
+        try:
+            st = os.stat(run_dir / name, follow_symlinks=False)
+            parts.append(f"{st.st_dev}:{st.st_ino}:{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}")
+        except OSError:
+            parts.append("-")
+    return "/".join(parts)
+
+
 def _run_row(entry: RunEntry) -> tuple[Any, ...]:
     m = entry.manifest
     suite = m.get("suite") or {}
@@ -231,7 +290,7 @@ class History:
     ``entries``: every scanned entry, the runs refused by the row checks turned :data:`REFUSED`.
     ``con``: the connection; :meth:`sql` runs a query and returns column names and rows."""
 
-    def __init__(self, entries: Iterable[RunEntry], *, threads: int | None = None) -> None:
+    def __init__(self, entries: Iterable[RunEntry], *, threads: int | None = None, cache: Path | None = None) -> None:
         import duckdb  # per use: loading it costs ~0.1 s that a report without a history never pays
 
         config: dict[str, Any] = {"autoinstall_known_extensions": False, "autoload_known_extensions": False}
@@ -239,12 +298,15 @@ class History:
             config["threads"] = threads
         self.con = duckdb.connect(":memory:", config=config)
         self._error = duckdb.Error
-        self.con.execute(RUNS_TABLE)
-        self.con.execute(PROVIDER_TABLE)
+        for statement in (RUNS_TABLE, PROVIDER_TABLE, *FIGURE_TABLES):
+            self.con.execute(statement)
         entries = list(entries)
         complete = [e for e in entries if e.kind == COMPLETE]
         self._insert(complete)
-        refused = self._refused(complete)
+        keys = {str(e.path): file_key(e.path) for e in complete}
+        known = self._open_cache(cache, keys)  # run → refusal ("" when accepted), for runs whose files are unchanged
+        fresh = [e for e in complete if str(e.path) not in known]
+        refused = self._refused(fresh) | {run: why for run, why in known.items() if why}
         self.entries = [RunEntry(e.path, REFUSED, refused[str(e.path)], e.manifest) if str(e.path) in refused else e
                         for e in entries]
         if refused:
@@ -253,6 +315,63 @@ class History:
         self._rows_view("_rows", files)
         for view in VIEWS:
             self.con.execute(view)
+        accepted = [e for e in fresh if str(e.path) not in refused]
+        if accepted:
+            self._rows_view("_fresh", [str(e.path / RESULTS_NAME) for e in accepted])
+            self.con.execute(_FIGURES.replace("ITEMS", _ITEMS.replace("ROWS", "_fresh")))
+            self.con.execute(_COMPONENT_FIGURES.replace("COMPONENTS", _COMPONENTS.replace("ROWS", "_fresh")))
+        if self._cached:
+            self._save_cache(keys, known, fresh, refused)
+
+    def _open_cache(self, cache: Path | None, keys: dict[str, str]) -> dict[str, str]:
+        """Attach ``cache`` and copy the figures of every run whose files are as they were when cached;
+        return those runs (→ their refusal, ``""`` when accepted). A cache that cannot be opened (another
+        process holds it, a damaged file) is not used: every run is read."""
+        self._cached = False
+        if cache is None or not keys:
+            return {}
+        try:
+            cache.parent.mkdir(parents=True, exist_ok=True)
+            self.con.execute("ATTACH ? AS cache", [str(cache)])
+            for statement in CACHE_TABLES:
+                self.con.execute(statement)
+            self.con.execute("CREATE TEMP TABLE _keys AS SELECT unnest($1) AS run, unnest($2) AS key",
+                             [list(keys), list(keys.values())])
+            known = dict(self.con.execute("SELECT c.run, coalesce(c.refused, '') FROM cache.runs AS c JOIN _keys AS k "
+                                          "ON k.run = c.run AND k.key = c.key").fetchall())
+            self.con.execute("INSERT INTO _figures SELECT f.* FROM cache.figures AS f JOIN _keys AS k ON k.run = f.run "
+                             "JOIN cache.runs AS c ON c.run = k.run AND c.key = k.key AND c.refused IS NULL")
+            self.con.execute("INSERT INTO _component_figures SELECT f.* FROM cache.component_figures AS f JOIN _keys AS k "
+                             "ON k.run = f.run JOIN cache.runs AS c ON c.run = k.run AND c.key = k.key AND c.refused IS NULL")
+        except (OSError, self._error):
+            try:
+                self.con.execute("DETACH DATABASE IF EXISTS cache")
+            except self._error:
+                pass
+            self.con.execute("DELETE FROM _figures")
+            self.con.execute("DELETE FROM _component_figures")
+            return {}
+        self._cached = True
+        return known
+
+    def _save_cache(self, keys: dict[str, str], known: dict[str, str], fresh: Sequence[RunEntry],
+                    refused: dict[str, str]) -> None:
+        """Record the runs read this time (their file keys, refusal and figures) in the attached cache."""
+        runs = [str(e.path) for e in fresh]
+        if not runs:
+            return
+        try:
+            self.con.execute("BEGIN TRANSACTION")
+            for table in ("cache.runs", "cache.figures", "cache.component_figures"):
+                self.con.execute(f"DELETE FROM {table} WHERE list_contains($1, run)", [runs])  # table: a constant
+            self.con.execute("INSERT INTO cache.runs SELECT unnest($1), unnest($2), unnest($3)",
+                             [runs, [keys[r] for r in runs], [refused.get(r) for r in runs]])
+            self.con.execute("INSERT INTO cache.figures SELECT * FROM _figures WHERE list_contains($1, run)", [runs])
+            self.con.execute("INSERT INTO cache.component_figures SELECT * FROM _component_figures "
+                             "WHERE list_contains($1, run)", [runs])
+            self.con.execute("COMMIT")
+        except self._error:
+            self.con.execute("ROLLBACK")
 
     def _insert(self, entries: Sequence[RunEntry]) -> None:
         # One statement per table, the columns as list parameters zipped by unnest: executemany costs a
@@ -280,6 +399,8 @@ class History:
         """Run path → refusal, for the runs whose rows ``checked_rows`` refuses (see the module docstring)."""
         by_file = {str(e.path / RESULTS_NAME): e for e in complete}
         suspects: set[str] = set()
+        if not by_file:
+            return {}
         try:
             self._rows_view("_candidates", list(by_file))
             suspects = {row[0] for row in self.con.execute(_SUSPECTS).fetchall()}
@@ -291,7 +412,7 @@ class History:
                 except self._error:
                     suspects.add(name)
         refused = {}
-        for name in sorted(suspects):
+        for name in sorted(suspects & set(by_file)):  # runs taken from the cache are no candidates
             entry = by_file[name]
             try:
                 checked_rows(entry.path, approved=approval.approved_configurations(entry.manifest))

@@ -24,21 +24,14 @@ from lexbench.history.store import COMPLETE, FOREIGN, INCOMPLETE, REFUSED, Histo
 from lexbench.report.model import COMPONENT_COLUMNS, COMPONENT_LABELS, interval_text, pct, ratio, secs
 from lexbench.run import stats
 
-RUN_FIGURES = """SELECT runs.suite, runs.dataset_sha256, any_value(runs.dataset_revision), runs.scorer_version,
-        i.provider, i.provider_configuration_sha256, any_value(i.output_contract), runs.run, any_value(runs.name),
-        any_value(runs.started), count(*),
-        count(*) FILTER (WHERE i.outcome = 'pass'), count(*) FILTER (WHERE i.outcome = 'fail'),
-        count(*) FILTER (WHERE i.outcome = 'unresolvable'),
-        quantile_disc(i.latency_s, 0.5) FILTER (WHERE i.outcome <> 'unresolvable'),
-        sum(i.cost), string_agg(DISTINCT i.cost_unit, ', '),
-        median(i.content_chars::DOUBLE / i.reference_chars) FILTER (WHERE i.outcome <> 'unresolvable' AND i.reference_chars > 0)
-    FROM items AS i JOIN runs ON runs.run = i.run
-    GROUP BY runs.suite, runs.dataset_sha256, runs.scorer_version, i.provider, i.provider_configuration_sha256, runs.run
-    ORDER BY runs.suite, i.provider, runs.dataset_sha256, runs.scorer_version, i.provider_configuration_sha256,
-             any_value(runs.started), runs.run"""
+RUN_FIGURES = """SELECT runs.suite, runs.dataset_sha256, runs.dataset_revision, runs.scorer_version, f.provider,
+        f.provider_configuration_sha256, f.output_contract, runs.run, runs.name, runs.started, f.items, f.passed, f.failed,
+        f.unresolvable, f.latency_p50_s, f.cost, f.cost_unit, f.noise
+    FROM _figures AS f JOIN runs ON runs.run = f.run
+    ORDER BY runs.suite, f.provider, runs.dataset_sha256, runs.scorer_version, f.provider_configuration_sha256,
+             runs.started, runs.run"""
 
-COMPONENT_FIGURES = """SELECT run, provider, component, count(passed), count(*) FILTER (WHERE passed = false)
-    FROM components GROUP BY run, provider, component"""
+COMPONENT_FIGURES = "SELECT run, provider, component, scored, failures FROM _component_figures"
 
 
 @dataclass

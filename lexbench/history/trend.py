@@ -23,7 +23,7 @@ from datetime import datetime
 from html import escape
 from pathlib import Path
 
-from lexbench.history.store import COMPLETE, History, classify, scan
+from lexbench.history.store import COMPLETE, History, classify, default_cache, scan
 from lexbench.history.summary import RunFigures, Trend, trends
 from lexbench.report.html import CSS
 from lexbench.report.model import interval_text, pct, secs
@@ -177,7 +177,7 @@ def report_panel(run_dir: Path) -> str | None:
                 and (e.manifest.get("started") or "") <= started]
     if not siblings:
         return None
-    history = History([*siblings, own], threads=1)
+    history = History([*siblings, own], threads=1, cache=default_cache())
     mine = [t for t in trends(history) if t.runs[-1].run == str(run_dir) and len(t.runs) > 1]
     if not mine:
         return None
