@@ -397,7 +397,7 @@ def _alpha(text: str) -> float:
 
 
 def _history(args: argparse.Namespace) -> int:
-    from lexbench.history import check, summary  # per verb (module docstring)
+    from lexbench.history import summary  # per verb (module docstring)
     from lexbench.history.store import History, default_cache, scan
 
     history = History(scan([Path(d) for d in args.runs_dirs or ["runs"]]), cache=None if args.no_cache else default_cache())
@@ -414,6 +414,8 @@ def _history(args: argparse.Namespace) -> int:
             print("\n".join(summary.table_lines(names, rows)))
         return 0
     if args.check:
+        from lexbench.history import check
+
         results = check.check(history, alpha=args.alpha, max_new_failures=args.max_new_failures)
         if args.json:
             from dataclasses import asdict

@@ -111,6 +111,7 @@ CACHE_TABLES = (
     "CREATE TABLE IF NOT EXISTS cache.runs (run VARCHAR, key VARCHAR, refused VARCHAR)",
     "CREATE TABLE IF NOT EXISTS cache.figures AS SELECT * FROM _figures WHERE false",
     "CREATE TABLE IF NOT EXISTS cache.component_figures AS SELECT * FROM _component_figures WHERE false",
+    "CREATE TABLE IF NOT EXISTS cache.intervals (key VARCHAR, passed BIGINT, failed BIGINT, low DOUBLE, high DOUBLE)",
 )
 """The figures kept between invocations (:class:`History` ``cache``), one entry per run and file state."""
 
@@ -419,6 +420,23 @@ class History:
             except LexbenchError as exc:
                 refused[str(entry.path)] = str(exc)
         return refused
+
+    def intervals(self) -> dict[tuple[str, int, int], tuple[float, float]]:
+        """The pass-rate intervals already bootstrapped, by (key, passed, failed) (empty without a cache)."""
+        if not self._cached:
+            return {}
+        return {(k, p, f): (lo, hi) for k, p, f, lo, hi in self.con.execute("SELECT * FROM cache.intervals").fetchall()}
+
+    def save_intervals(self, found: dict[tuple[str, int, int], tuple[float, float]]) -> None:
+        """Keep newly bootstrapped intervals (seeded, so a key and counts always give the same one)."""
+        if not self._cached or not found:
+            return
+        columns = list(zip(*[(*key, *value) for key, value in found.items()], strict=True))
+        try:
+            self.con.execute("INSERT INTO cache.intervals SELECT unnest($1), unnest($2), unnest($3), unnest($4), unnest($5)",
+                             [list(c) for c in columns])
+        except self._error:
+            pass
 
     def sql(self, query: str, parameters: Sequence[Any] = ()) -> tuple[list[str], list[tuple[Any, ...]]]:
         """Run ``query`` (the user's, over the views) and return ``(column names, rows)``. Raises

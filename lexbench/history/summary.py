@@ -104,11 +104,21 @@ def trends(history: History, *, intervals_for_last: int | None = None) -> list[T
             cost_unit=unit, noise=noise))
     # A provider's trends in the order they began (a dataset or scorer change starts a new one).
     found.sort(key=lambda t: (t.suite, t.provider, t.runs[0].started or "", t.runs[0].run))
+    known = history.intervals()
+    new: dict[tuple[str, int, int], tuple[float, float]] = {}
     for trend in found:
         chosen = trend.runs if intervals_for_last is None else trend.runs[-intervals_for_last:] if intervals_for_last else []
+        key = f"{trend.output_contract}:{trend.provider}"
         for figures in chosen:
+            counts = (key, figures.passed, figures.failed)
+            if counts in known:
+                figures.interval = {"low": known[counts][0], "high": known[counts][1]}
+                continue
             interval = _interval(trend, figures.passed, figures.failed)
-            figures.interval = dict(interval) if interval else None  # a copy: the cached one is shared
+            figures.interval = dict(interval) if interval else None  # a copy: the memoised one is shared
+            if interval:
+                new[counts] = (interval["low"], interval["high"])
+    history.save_intervals(new)
     return found
 
 
