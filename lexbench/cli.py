@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import os
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -55,15 +56,28 @@ def _serve_replay(args: argparse.Namespace) -> int:
     from lexbench.dataset.suite import load_suite  # per verb (module docstring)
     from lexbench.replay import ReplayServer
 
+    from lexbench.replay_log import REPLAY_KEY_VARIABLE, check_replay_key, new_replay_key
+
+    given = os.environ.get(REPLAY_KEY_VARIABLE)
+    try:
+        key = check_replay_key(given) if given else new_replay_key()
+    except ValueError as exc:
+        print(f"lexbench serve-replay: error: {exc}", file=sys.stderr)
+        return 2
     suite = load_suite(args.suite)
     captures = {c.id: (suite.captures[c.id], c.capture.content_type) for c in suite.cases}
     try:
-        server = ReplayServer(captures, host=args.host, port=args.port).start()
+        server = ReplayServer(captures, host=args.host, port=args.port, key=key).start()
     except OSError as exc:
         print(f"lexbench serve-replay: error: cannot listen on {args.host}:{args.port}: {exc}", file=sys.stderr)
         return 2
     print(f"serving {len(captures)} frozen pages of suite {suite.id} at {server.base_url} (Ctrl-C stops); "
           "expose it publicly, then run pytest with --replay-public-url=<its public URL>", flush=True)
+    if given:
+        print(f"run logs are kept for the holders of the replay key in {REPLAY_KEY_VARIABLE}", flush=True)
+    else:  # the operator's console only: the run needs it, no service ever sees it
+        print(f"the run needs this replay key (keep it secret; set {REPLAY_KEY_VARIABLE} to reuse one):\n"
+              f"  export {REPLAY_KEY_VARIABLE}={key}", flush=True)
     try:
         while server.running:
             time.sleep(1)

@@ -7,30 +7,35 @@ otherwise), on port 0 so parallel sessions never collide.
 
 Hosted services on frozen pages (issue 21): ``lexbench serve-replay`` runs the same server on a host and
 port the operator exposes (a public host or a tunnel), and a run with ``--replay-public-url=URL`` hands
-each hosted provider ``URL/<run prefix>/<provider>/replay/<case-id>``. The run prefix is unguessable and
-new per run (a service's cache cannot answer from an earlier run); the provider segment says whose fetcher
-asked. Every fetch served under a run prefix is logged (time, case, provider, user agent, status) and
-``GET /<run prefix>/served-fetches`` answers that run's log as JSON lines, which the run keeps as
-``served-fetches.jsonl``: evidence that the service really fetched the frozen page.
+each hosted provider ``URL/<run prefix>/<provider>/<provider token>/replay/<case-id>``. The run prefix is
+unguessable and new per run (a service's cache cannot answer from an earlier run); the provider segment
+says whose fetcher asked, and its token, derived from the replay key the server and the run share,
+proves it (:mod:`lexbench.replay_log`): a path whose token does not match is 404 and not logged. Every
+fetch served under a run prefix is logged (time, case, provider, user agent, status) in a bounded
+:class:`~lexbench.replay_log.ServedLog`, and ``GET /<run prefix>/served-fetches/<log token>`` answers that
+run's log as JSON lines to the run alone, which keeps it as ``served-fetches.jsonl``: evidence that the
+service really fetched the frozen page. The transport is bounded for a public host
+(:mod:`lexbench.replay_transport`: connections, header and idle timeouts).
 """
 
 from __future__ import annotations
 
 import http.client
-import json
 import re
 import secrets
 import threading
 import time
 from collections.abc import Mapping
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import unquote, urlsplit
+
+from lexbench.replay_log import ServedLog, log_token, provider_token, same_token
+from lexbench.replay_transport import BoundedHandler, BoundedServer, TransportLimits
 
 REPLAY_PREFIX = "/replay/"
 SERVED_FETCHES = "served-fetches"
 """The route (under a run prefix) answering that run's served-fetch log, and the run directory's file stem."""
-_RUN_PATH = re.compile(r"/(?P<prefix>run-[A-Za-z0-9_-]{16,})/(?:(?P<provider>[^/]+)/replay/(?P<case>.+)"
-                       rf"|(?P<log>{SERVED_FETCHES}))")
+_RUN_PATH = re.compile(r"/(?P<prefix>run-[A-Za-z0-9_-]{16,64})/(?:(?P<provider>[^/]{1,64})/(?P<token>[A-Za-z0-9_-]{1,64})"
+                       rf"/replay/(?P<case>.+)|{SERVED_FETCHES}/(?P<log>[A-Za-z0-9_-]{{1,64}}))")
 SHUTDOWN_POLL_S = 0.05
 """How often the server loop checks for shutdown (seconds); stopping waits for one check."""
 
@@ -40,17 +45,22 @@ class ReplayServer:
 
     Use as a context manager or call :meth:`start` / :meth:`stop`. ``requests`` counts hits per case id
     (a provider that never asked for the page is visible in tests). ``host`` and ``port`` (default
-    127.0.0.1, any free port) are where it listens; ``served`` is the log of fetches under a run prefix
-    (see the module docstring), each ``{time, prefix, provider, case, user_agent, status}``.
+    127.0.0.1, any free port) are where it listens; ``key`` is the replay key that checks the provider
+    and log tokens of run paths (without one, only ``/replay/<case-id>`` is served); ``served`` is the
+    bounded log of fetches under a run prefix (see the module docstring); ``limits`` bound the transport.
     """
 
-    def __init__(self, captures: Mapping[str, tuple[bytes, str]], host: str = "127.0.0.1", port: int = 0) -> None:
+    def __init__(self, captures: Mapping[str, tuple[bytes, str]], host: str = "127.0.0.1", port: int = 0, *,
+                 key: str | None = None, limits: TransportLimits = TransportLimits(),
+                 served: ServedLog | None = None) -> None:
         self._captures = dict(captures)
         self._address = (host, port)
+        self._key = key
+        self.limits = limits
         self.requests: dict[str, int] = {}
-        self.served: list[dict[str, object]] = []
+        self.served = served if served is not None else ServedLog()
         self._lock = threading.Lock()
-        self._server: ThreadingHTTPServer | None = None
+        self._server: BoundedServer | None = None
         self._thread: threading.Thread | None = None
 
     @property
@@ -73,9 +83,7 @@ class ReplayServer:
     def start(self) -> ReplayServer:
         server = self
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
+        class Handler(BoundedHandler):
             def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
                 self._serve(body=True)
 
@@ -84,11 +92,11 @@ class ReplayServer:
 
             def _serve(self, body: bool) -> None:
                 path = self.path.split("?", 1)[0]
-                run = _RUN_PATH.fullmatch(path)
+                run = server._run_path(path)
                 case_id = path[len(REPLAY_PREFIX) :] if path.startswith(REPLAY_PREFIX) else run and run["case"]
                 entry = server._captures.get(case_id) if case_id else None
                 if run and run["log"]:
-                    data, status = server.served_log(run["prefix"]).encode("utf-8"), 200
+                    data, status = server.served.lines(run["prefix"]), 200
                     content_type = "application/x-ndjson"
                 elif entry is None:
                     data, status, content_type = b"not a replayed case\n", 404, "text/plain; charset=utf-8"
@@ -97,11 +105,9 @@ class ReplayServer:
                     with server._lock:
                         server.requests[case_id] = server.requests.get(case_id, 0) + 1
                 if run and not run["log"]:
-                    with server._lock:
-                        server.served.append({"time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-                                              "prefix": run["prefix"], "provider": run["provider"], "case": case_id,
-                                              "method": self.command, "user_agent": self.headers.get("User-Agent"),
-                                              "status": status})
+                    server.served.add(time=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), prefix=run["prefix"],
+                                      provider=run["provider"], case=case_id, method=self.command,
+                                      user_agent=self.headers.get("User-Agent"), status=status)
                 self.send_response(status)
                 self.send_header("Content-Type", content_type)
                 self.send_header("Content-Length", str(len(data)))
@@ -109,21 +115,22 @@ class ReplayServer:
                 if body:
                     self.wfile.write(data)
 
-            def log_message(self, format: str, *args: object) -> None:
-                pass  # quiet: pytest output is for verdicts
-
-        self._server = ThreadingHTTPServer(self._address, Handler)
-        self._server.daemon_threads = True
+        self._server = BoundedServer(self._address, Handler, self.limits)
         # shutdown() waits for the loop's next poll: at the default 0.5 s, every process paid ~0.5 s at its end.
         self._thread = threading.Thread(target=self._server.serve_forever, args=(SHUTDOWN_POLL_S,),
                                         name="lexbench-replay", daemon=True)
         self._thread.start()
         return self
 
-    def served_log(self, prefix: str) -> str:
-        """The fetches served under run ``prefix``, one JSON object a line (empty when none)."""
-        with self._lock:
-            return "".join(json.dumps(entry) + "\n" for entry in self.served if entry["prefix"] == prefix)
+    def _run_path(self, path: str) -> re.Match[str] | None:
+        """``path``'s run route when its provider or log token is the one the replay key gives, else
+        ``None`` (served as any unknown path: 404, not logged)."""
+        run = _RUN_PATH.fullmatch(path)
+        if run is None or self._key is None:
+            return None
+        expected = (log_token(self._key, run["prefix"]) if run["log"] else
+                    provider_token(self._key, run["prefix"], run["provider"]))
+        return run if same_token(run["log"] or run["token"], expected) else None
 
     def answering(self, timeout_s: float = 2.0) -> bool:
         """Whether the server is running and answers an HTTP request within ``timeout_s`` seconds."""
@@ -179,11 +186,13 @@ def check_public_base_url(value: str) -> str:
     return value
 
 
-def public_url_for(base_url: str, prefix: str, provider: str, case_id: str) -> str:
-    """The URL a hosted ``provider`` is handed for ``case_id`` under a public replay base and run prefix."""
-    return f"{base_url.rstrip('/')}/{prefix}/{provider}/replay/{case_id}"
+def public_url_for(base_url: str, prefix: str, provider: str, token: str, case_id: str) -> str:
+    """The URL a hosted ``provider`` is handed for ``case_id`` under a public replay base and run prefix,
+    with its provider ``token`` (:func:`lexbench.replay_log.provider_token`)."""
+    return f"{base_url.rstrip('/')}/{prefix}/{provider}/{token}/replay/{case_id}"
 
 
-def served_fetches_url(base_url: str, prefix: str) -> str:
-    """Where a public replay server answers the served-fetch log of run ``prefix``."""
-    return f"{base_url.rstrip('/')}/{prefix}/{SERVED_FETCHES}"
+def served_fetches_url(base_url: str, prefix: str, token: str) -> str:
+    """Where a public replay server answers the served-fetch log of run ``prefix`` to the holder of its
+    log ``token`` (:func:`lexbench.replay_log.log_token`)."""
+    return f"{base_url.rstrip('/')}/{prefix}/{SERVED_FETCHES}/{token}"

@@ -8,7 +8,8 @@ is the package's ``__init__`` only):
                         ``text`` (the text normal form the dataset and the scorer share)
                         ``resources`` (where the suites, workers and schemas are: checkout or wheel)
   1   dataset           ``lexbench.dataset`` (cases, cohort, compile, bindings, checks, suite, ...)
-  2   replay/providers  ``replay``, ``lexbench.providers``, ``lexbench.workers`` (standalone worker scripts)
+  2   replay/providers  ``replay`` (``replay_log``: its tokens and bounded log; ``replay_transport``),
+                        ``lexbench.providers``, ``lexbench.workers`` (standalone worker scripts)
   3   scoring           ``lexbench.scoring``
   4   importers         ``dataset.importers``, ``dataset.evidence``, ``dataset.selection``: build
                         datasets from corpora; two formats check a capture against its contract with
@@ -46,7 +47,8 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("leaves", ("lexbench", "lexbench.errors", "lexbench.jsonfile", "lexbench.charsets", "lexbench.answer",
                 "lexbench.verdict", "lexbench.text", "lexbench.resources")),
     ("dataset", ("lexbench.dataset",)),
-    ("replay/providers", ("lexbench.replay", "lexbench.providers", "lexbench.workers")),
+    ("replay/providers", ("lexbench.replay", "lexbench.replay_log", "lexbench.replay_transport", "lexbench.providers",
+                          "lexbench.workers")),
     ("scoring", ("lexbench.scoring",)),
     ("importers", ("lexbench.dataset.importers", "lexbench.dataset.evidence", "lexbench.dataset.selection")),
     ("run", ("lexbench.run",)),

@@ -52,7 +52,8 @@ from lexbench.plugin.state import (
 from lexbench.plugin.writer import SELECTED_OUTPUT, RunWriter, run_item_names
 from lexbench.providers.policy import declared_family
 from lexbench.run.record import item_id
-from lexbench.replay import new_run_prefix, served_fetches_url
+from lexbench.replay import SERVED_FETCHES, new_run_prefix, served_fetches_url
+from lexbench.replay_log import REPLAY_KEY_VARIABLE, check_replay_key, log_token, provider_token
 from lexbench.run.live import live_refusal
 from lexbench.run.planning import expand_gateway_specs, planned_worker_cpus, worker_cpu
 from lexbench.run.session import RunRequest, RunSession, configuration_sha256_of, planned_run
@@ -110,6 +111,7 @@ def pytest_configure(config: pytest.Config) -> None:
         state.dataset_sha256 = workerinput.get("lexbench_dataset_sha256")
         state.configuration_sha256 = workerinput.get("lexbench_configuration_sha256")
         state.replay_prefix = workerinput.get("lexbench_replay_prefix", "")
+        state.replay_tokens = dict(workerinput.get("lexbench_replay_tokens", {}))
         state.enabled = bool(workerinput.get("lexbench_enabled"))
         cpu = workerinput.get("lexbench_cpu")
         if cpu is not None:
@@ -124,6 +126,10 @@ def pytest_configure(config: pytest.Config) -> None:
     if public is not None and state.live:
         raise pytest.UsageError("--replay-public-url: applies to replay mode only (with --live every provider "
                                 "fetches the live pages); drop one of the two")
+    if public is not None:
+        state.replay_key = _replay_key()
+        # Each provider's path secret (the workers get these, never the key); the log's stays here.
+        state.replay_tokens = {name: provider_token(state.replay_key, state.replay_prefix, name) for name in state.specs}
     try:
         suite = state.get_suite()
     except LexbenchError as exc:
@@ -226,7 +232,22 @@ def pytest_configure_node(node) -> None:  # type: ignore[no-untyped-def]
     node.workerinput["lexbench_dataset_sha256"] = state.dataset_sha256
     node.workerinput["lexbench_configuration_sha256"] = state.configuration_sha256
     node.workerinput["lexbench_replay_prefix"] = state.replay_prefix
+    node.workerinput["lexbench_replay_tokens"] = state.replay_tokens
     node.workerinput["lexbench_enabled"] = state.enabled
+
+
+def _replay_key() -> str:
+    """The replay key shared with ``lexbench serve-replay`` (:data:`REPLAY_KEY_VARIABLE`), or a usage error
+    saying where it comes from."""
+    value = os.environ.get(REPLAY_KEY_VARIABLE)
+    if not value:
+        raise pytest.UsageError(f"--replay-public-url: set {REPLAY_KEY_VARIABLE} to the replay key `lexbench "
+                                "serve-replay` printed (or was started with): it proves each provider's fetches and "
+                                "reads the served-fetch log")
+    try:
+        return check_replay_key(value)
+    except ValueError as exc:
+        raise pytest.UsageError(f"--replay-public-url: {exc}") from None
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
@@ -374,8 +395,11 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         provider.close()
     if state.replay is not None:
         state.replay.stop()
-    if state.public_replay and state.session is not None and state.replay_prefix:
-        problem = state.session.keep_served_fetches(served_fetches_url(state.public_replay, state.replay_prefix))
+    if state.public_replay and state.session is not None and state.replay_prefix and state.replay_key:
+        url = served_fetches_url(state.public_replay, state.replay_prefix, log_token(state.replay_key, state.replay_prefix))
+        shown = f"{state.public_replay.rstrip('/')}/{state.replay_prefix}/{SERVED_FETCHES}/…"  # the log token stays secret
+        handed = frozenset(name for name in state.specs if state.public_target_url_handed(name))
+        problem = state.session.keep_served_fetches(url, shown, prefix=state.replay_prefix, providers=handed)
         if problem:
             print(f"lexbench: {problem}", file=sys.stderr)
     if state.session is not None:

@@ -44,6 +44,8 @@ class BenchState:
     dataset_sha256: str | None = None
     worker_cpus: list[int] | None = None  # controller: the CPU of each xdist worker, by index (None: not pinned)
     replay_prefix: str = ""  # this run's unguessable path prefix under --replay-public-url (one for all workers)
+    replay_key: str | None = None  # controller: the replay key shared with serve-replay (reads the log)
+    replay_tokens: dict[str, str] = field(default_factory=dict)  # provider → its path secret under the prefix
     enabled: bool = False  # the benchmark runs in this session (benchmark_requested, told to workers)
     last_failed: frozenset[str] = frozenset()  # controller with --lf: pytest's cached failures as the session began
 
@@ -135,9 +137,15 @@ class BenchState:
 
     def public_target_url(self, case: Case, provider: str) -> str | None:
         """The frozen page's URL under ``--replay-public-url`` for a hosted ``provider``, else ``None``."""
-        if not self.public_replay or self.provider_type(provider).reaches_loopback:
+        if not self.public_target_url_handed(provider):
             return None
-        return public_url_for(self.public_replay, self.replay_prefix, provider, case.id)
+        return public_url_for(self.public_replay, self.replay_prefix, provider, self.replay_tokens[provider], case.id)
+
+    def public_target_url_handed(self, provider: str) -> bool:
+        """Whether ``provider`` is handed frozen pages under ``--replay-public-url`` (a hosted service
+        with its path secret)."""
+        return (bool(self.public_replay) and provider in self.replay_tokens
+                and not self.provider_type(provider).reaches_loopback)
 
     def cannot_reach_replay(self, name: str) -> bool:
         """Whether provider ``name`` is a hosted service in replay mode without ``--replay-public-url``: it

@@ -24,8 +24,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import httpx
-
 from lexbench.run.certify import certification_problems
 from lexbench.dataset.case import Case
 from lexbench.dataset.suite import Suite
@@ -44,6 +42,7 @@ from lexbench.run.manifest import (
     provider_config_facts,
 )
 from lexbench.run.row import RowContext, crashed_row, parse_item_name, row_of
+from lexbench.run.served_fetches import keep_served_fetches
 from lexbench.scoring.probes import boilerplate_found
 from lexbench.run.shard import Shard
 from lexbench.text import counted
@@ -307,17 +306,14 @@ class RunSession:
         return planned | {item_id(case.id, name) for c, case in enumerate(cases) for name in self.manifest.test_providers
                           if shard is None or shard.holds(c, 0, 1)}
 
-    def keep_served_fetches(self, url: str) -> str | None:
-        """Add the served-fetch log at ``url`` (the public replay server's, issue 21) to the run's
-        ``served-fetches.jsonl``; a resumed run adds its own lines. Returns why the log could not be
-        read, else ``None``: not fatal, the items are already recorded."""
-        try:
-            response = httpx.get(url, timeout=30)
-            response.raise_for_status()
-        except httpx.HTTPError as exc:
-            return f"the served-fetch log could not be read from {url}: {exc}"
-        append_file(self.run_dir / "served-fetches.jsonl", response.content)
-        return None
+    def keep_served_fetches(self, url: str, shown_url: str, *, prefix: str, providers: frozenset[str]) -> str | None:
+        """Add the entries of the served-fetch log at ``url`` (the public replay server's, issue 21) that
+        can be believed to the run's ``served-fetches.jsonl`` (bounded, checked and cleaned:
+        :func:`lexbench.run.served_fetches.keep_served_fetches`); a resumed run adds its own lines.
+        Returns what was not kept, else ``None``: not fatal, the items are already recorded."""
+        cases = frozenset(case.id for case in self.request.suite.cases)
+        return keep_served_fetches(url, shown_url, self.run_dir, prefix=prefix, providers=providers,
+                                   cases=cases).message()
 
     def close(self) -> None:
         """Close the results file and release the run directory."""

@@ -489,6 +489,8 @@ class ScrapingBee(FakeService):
 class Zyte(FakeService):
     type_name, path = "zyte-api", "/v1/extract"
     page_format = "html"
+    charset = "windows-1252"
+    """The charset the fake's site declares in its Content-Type only (httpResponseBody mode, headers asked for)."""
 
     def credential(self, request):
         value = request.headers.get("authorization", "")
@@ -503,7 +505,12 @@ class Zyte(FakeService):
     def _page(self, request, html, status):
         url = self.target(request)
         if request.json.get("httpResponseBody"):
-            return Reply(200, {"url": url, "statusCode": status, "httpResponseBody": base64.b64encode(html.encode()).decode()})
+            body = base64.b64encode(html.encode(self.charset)).decode()  # the site's bytes, in the site's charset
+            answer = {"url": url, "statusCode": status, "httpResponseBody": body}
+            if request.json.get("httpResponseHeaders"):  # as the site sent them: the charset only in Content-Type
+                answer["httpResponseHeaders"] = [{"name": "content-type", "value": f"text/html; charset={self.charset}"},
+                                                 {"name": "Server", "value": "fake"}]
+            return Reply(200, answer)
         return Reply(200, {"url": url + "?final", "statusCode": status, "browserHtml": html})
 
     def success(self, request, page):

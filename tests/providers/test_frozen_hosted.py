@@ -10,6 +10,7 @@ fetcher cannot reach the host, so its items fail and its name is absent from the
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -19,6 +20,7 @@ import pytest
 
 from lexbench.dataset.suite import load_suite
 from lexbench.replay import ReplayServer, new_run_prefix, served_fetches_url
+from lexbench.replay_log import REPLAY_KEY_VARIABLE, log_token, new_replay_key, provider_token
 from tests.providers.hosted_fakes import FAKES, serve
 from tests.providers.test_plugin_providers import REPO, bench, hosted_entries, rows, write_config  # noqa: F401
 
@@ -37,9 +39,11 @@ def test_hosted_services_run_on_frozen_pages_and_the_served_fetch_log_names_each
     suite = load_suite(str(DEMO))
     cases = {case.id for case in suite.cases}
     services = {**FETCHING, **REFUSING}
+    key = new_replay_key()
+    monkeypatch.setenv(REPLAY_KEY_VARIABLE, key)
     with ExitStack() as stack:
         replay = stack.enter_context(ReplayServer({c.id: (suite.captures[c.id], c.capture.content_type)
-                                                   for c in suite.cases}))
+                                                   for c in suite.cases}, key=key))
         fakes = {name: stack.enter_context(serve(kind, fetch="refuse" if name in REFUSING else "fetch"))
                  for name, kind in services.items()}
         entries = [e for e in hosted_entries(lambda e: FAKES[e["type"]].base_url(fakes[e["name"]]) if e["name"] in fakes else "")
@@ -58,12 +62,15 @@ def test_hosted_services_run_on_frozen_pages_and_the_served_fetch_log_names_each
     by_provider = {name: {r["case"]: r for r in recorded if r["provider"] == name} for name in ("md", *services)}
     assert all(set(by_provider[name]) == cases for name in by_provider), result.outlines[-5:]
 
-    # each service was handed the frozen page under one unguessable run prefix and its own path segment
+    # each service was handed the frozen page under one unguessable run prefix, its own path segment and
+    # its own path secret, derived from the replay key
     prefixes = {url.split("/")[3] for urls in asked.values() for url in urls}
     [prefix] = prefixes
     assert re.fullmatch(r"run-[A-Za-z0-9_-]{24}", prefix) and prefix != new_run_prefix()
     for name, urls in asked.items():
-        assert set(urls) == {f"{base}/{prefix}/{name}/replay/{case}" for case in cases}, name  # (a failure is retried)
+        token = provider_token(key, prefix, name)
+        assert set(urls) == {f"{base}/{prefix}/{name}/{token}/replay/{case}" for case in cases}, name  # (a failure is retried)
+    assert key not in (run_dir / "manifest.json").read_text() + "".join(result.outlines + result.errlines)
 
     # hosted items are scored on the frozen pages; the refusing service's items are its own failure
     for name in FETCHING:
@@ -94,19 +101,26 @@ def test_serve_replay_serves_a_suite_and_answers_a_run_log_only_under_its_prefix
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     process = subprocess.Popen([sys.executable, "-m", "lexbench.cli", "serve-replay", "--suite", str(DEMO),
-                                "--host", "127.0.0.1", "--port", str(port)], stdout=subprocess.PIPE, text=True)
+                                "--host", "127.0.0.1", "--port", str(port)], stdout=subprocess.PIPE, text=True,
+                               env={k: v for k, v in os.environ.items() if k != REPLAY_KEY_VARIABLE})
     try:
         banner = process.stdout.readline()  # printed once the server listens
         assert f"serving 15 frozen pages of suite demo at http://127.0.0.1:{port}" in banner
+        assert REPLAY_KEY_VARIABLE in process.stdout.readline()
+        key = process.stdout.readline().strip().removeprefix(f"export {REPLAY_KEY_VARIABLE}=")  # a new key, printed
         suite = load_suite(str(DEMO))
         base, prefix, case = f"http://127.0.0.1:{port}", new_run_prefix(), suite.cases[0]
-        page = httpx.get(f"{base}/{prefix}/some-service/replay/{case.id}", headers={"User-Agent": "svc/2"})
+        token = provider_token(key, prefix, "some-service")
+        page = httpx.get(f"{base}/{prefix}/some-service/{token}/replay/{case.id}", headers={"User-Agent": "svc/2"})
         assert page.status_code == 200 and page.content == suite.captures[case.id]
-        assert httpx.get(f"{base}/run-short/some-service/replay/{case.id}").status_code == 404
-        log = httpx.get(served_fetches_url(base, prefix)).text.splitlines()
+        assert httpx.get(f"{base}/run-short/some-service/{token}/replay/{case.id}").status_code == 404
+        assert httpx.get(f"{base}/{prefix}/other-service/{token}/replay/{case.id}").status_code == 404  # not its token
+        log = httpx.get(served_fetches_url(base, prefix, log_token(key, prefix))).text.splitlines()
         assert [(e["provider"], e["case"], e["user_agent"]) for e in map(json.loads, log)] == [
             ("some-service", case.id, "svc/2")]
-        assert httpx.get(served_fetches_url(base, new_run_prefix())).text == ""  # another run's log is its own
+        other = new_run_prefix()
+        assert httpx.get(served_fetches_url(base, other, log_token(key, other))).text == ""  # another run's log is its own
+        assert httpx.get(served_fetches_url(base, prefix, token)).status_code == 404  # a provider's token reads no log
     finally:
         process.terminate()
         process.wait(timeout=30)

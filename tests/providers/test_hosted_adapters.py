@@ -25,6 +25,9 @@ from lexbench.errors import ConfigError
 from lexbench.providers import PROVIDER_TYPES, ProviderSpec, RuntimePolicy, build_provider, call_provider, load_config
 from lexbench.providers.config import parse_provider_config
 from lexbench.providers.hosted.adapters import HOSTED_PROVIDER_TYPES
+from lexbench.providers.call import Deadline
+from lexbench.providers.guard import NetworkGuard
+from lexbench.providers.http import HttpBoundary
 from lexbench.providers.local import extract
 from lexbench.scoring import evaluate_response
 from lexbench.verdict import Outcome
@@ -203,7 +206,7 @@ def wire(keys: dict[str, str], url: str) -> dict[str, dict[str, Any]]:
                                     "bypass_cache": True}},
         "jina-reader": {"method": "POST", "path": "/", "json": {"url": url},
                         "headers": {B: f"Bearer {k['JINA_API_KEY']}", "accept": "application/json",
-                                    "x-return-format": "markdown", "x-no-cache": "true"}},
+                                    "x-return-format": None, "x-retain-images": "none", "x-no-cache": "true"}},
         "firecrawl": {"method": "POST", "path": "/v2/scrape", "headers": {B: f"Bearer {k['FIRECRAWL_API_KEY']}"},
                       "json": {"url": url, "formats": ["markdown"], "onlyMainContent": True, "maxAge": 0}},
         "exa-contents": {"method": "POST", "path": "/contents", "headers": {"x-api-key": k["EXA_API_KEY"]},
@@ -245,6 +248,22 @@ def test_the_request_is_the_services_own_and_the_harness_never_fetches_the_page_
     assert request["query"] == expected.get("query", {})
     assert {name: request["headers"].get(name) for name in expected.get("headers", {})} == expected.get("headers", {})
     assert page_server.hits == []  # the target stays the service's business (and loopback targets stay guarded)
+
+
+@pytest.mark.slow
+def test_jina_whole_page_mode_is_a_provider_of_its_own(case, keys):
+    """``jina-reader`` asks for the main content as Jina's client does; ``jina-reader-markdown`` asks for the
+    whole page (``X-Return-Format: markdown``), and its rows say so in their engine."""
+    spec = load_config(EXAMPLE).spec("jina-reader-markdown")
+    with serve("jina-reader") as api:
+        provider = build_provider(spec.model_copy(update={"options": {**spec.options, "base_url": api.url("")}}))
+        try:
+            result = call(provider, case, "https://tiny.example/page")
+        finally:
+            provider.close()
+    [request] = api.requests
+    assert request["headers"].get("x-return-format") == "markdown"
+    assert result.success and result.metadata.engine == "jina-reader/markdown"
 
 
 @pytest.mark.slow
@@ -382,7 +401,24 @@ def test_zyte_rendered_html_keeps_the_html_and_http_mode_decodes_base64(case, ke
     assert html.success and html.content_format == "html" and html.content.startswith("<html>")
     assert body.success and body.content_format == "markdown" and body.content.startswith("# Fetched")
     assert body.metadata.engine == "zyte-api/httpResponseBody"
-    assert api.requests[1]["json"] == {"url": "https://tiny.example/page", "httpResponseBody": True}
+    assert api.requests[1]["json"] == {"url": "https://tiny.example/page", "httpResponseBody": True,
+                                       "httpResponseHeaders": True}
+
+
+@pytest.mark.slow
+def test_zyte_http_mode_decodes_with_the_pages_http_charset_as_the_http_boundary_does(case, keys):
+    """A page whose charset is only in its Content-Type header (windows-1252 here): Zyte hands back its
+    bytes and headers, and the adapter's text is what the HTTP boundary reads from the same page served
+    with the same header (the http-markdownify baseline fetching it), not UTF-8 mojibake."""
+    page = "<html><body><h1>Caf\u00e9 cr\u00e8me</h1><p>\u201cQuoted\u201d \u2014 na\u00efve r\u00e9sum\u00e9</p></body></html>"
+    with serve("zyte-api", pages={"https://tiny.example/page": page}) as api:
+        result = call(hosted("zyte-api", api, contract="rendered_html", mode="httpResponseBody"), case,
+                      "https://tiny.example/page")
+    header = f"text/html; charset={FAKES['zyte-api'].charset}"
+    with LoopbackServer(lambda h, s: send(h, 200, page.encode(FAKES["zyte-api"].charset), header)) as site:
+        boundary = HttpBoundary(guard=NetworkGuard.allowing(site.address))
+        fetched = boundary.fetch_target(site.url("/page"), Deadline.after(30))
+    assert result.success and result.content == fetched.text() == page
 
 
 @pytest.mark.slow

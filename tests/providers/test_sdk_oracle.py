@@ -293,3 +293,19 @@ def test_sdk_client_and_adapter_send_the_same_request_and_read_the_answer_alike(
     assert {k: v.lower() for k, v in sent_by_adapter["query"].items()} == query_client
     read = {name: getattr(by_adapter, name) for name in oracle.compared}
     assert read == {name: getattr(by_client, name) for name in oracle.compared}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("oracle", ["jina"], indirect=True)
+def test_jina_reader_asks_for_the_main_content_as_its_client_does(oracle, case):
+    """Jina's client sends no ``X-Return-Format`` (which would turn main-content extraction into a whole-page
+    conversion): neither does the adapter, and it sends every other ``X-`` header the client sends with
+    the same value, but for ``X-Md-Link-Style: discarded`` (the posts and anchor contracts count link
+    targets); ``X-No-Cache`` is its own (fresh fetches)."""
+    with Recorder(oracle.answer) as recorder:
+        oracle.client(recorder.url("").rstrip("/"))
+        _adapter(oracle, recorder.url("").rstrip("/"), case)
+    by_client, by_adapter = ({k: v for k, v in request["headers"].items() if k.startswith("x-") or k == "accept"}
+                             for request in recorder.requests)
+    assert "x-return-format" not in by_client and "x-return-format" not in by_adapter
+    assert by_adapter == {**{k: v for k, v in by_client.items() if k != "x-md-link-style"}, "x-no-cache": "true"}

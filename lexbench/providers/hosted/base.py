@@ -32,6 +32,7 @@ documentation did not confirm (the README's provider table repeats them).
 from __future__ import annotations
 
 import json
+import math
 import re
 import time
 from abc import abstractmethod
@@ -229,16 +230,14 @@ class HostedProvider(Provider):
         request = self.build_request(url, options)
         request = replace(request, redirect_origins=request.redirect_origins | self.redirect_origins)
         response = self.http.send(request, deadline)
-        while (delay := self.resend_after(response)) is not None and delay < deadline.remaining():
+        while (delay := self._resend_after(response, options)) is not None and delay < deadline.remaining():
             time.sleep(delay)  # the service asked for this wait; the deadline still bounds the whole call
             response = self.http.send(request, deadline)
         try:
             result = self.api_failure(response) or self.parse_response(response)
             result = self.finish(result, url, deadline)
         except FetchError as exc:
-            exc.metadata.setdefault("api_http_status", response.status)
-            exc.metadata.setdefault("request_id", self.request_id(response))
-            exc.metadata.setdefault("engine", self.engine(options))
+            self._annotate(exc, response, options)
             raise
         metadata = result.metadata
         updates: dict[str, Any] = {}
@@ -254,6 +253,19 @@ class HostedProvider(Provider):
         """The engine label recorded when the service reports none: the type name, by default."""
         return self.type_name
 
+    def _resend_after(self, response: HttpResponse, options: Mapping[str, Any]) -> float | None:
+        try:
+            return self.resend_after(response)
+        except FetchError as exc:  # a malformed wait (10**400 s) is the answer's failure
+            self._annotate(exc, response, options)
+            raise
+
+    def _annotate(self, exc: FetchError, response: HttpResponse, options: Mapping[str, Any]) -> None:
+        """Give ``exc`` the answer's API status, request id and engine (where it did not set them)."""
+        exc.metadata.setdefault("api_http_status", response.status)
+        exc.metadata.setdefault("request_id", self.request_id(response))
+        exc.metadata.setdefault("engine", self.engine(options))
+
 
 # --- reading answers ---------------------------------------------------------------------------------
 
@@ -262,8 +274,9 @@ def json_body(response: HttpResponse) -> Any:
     """The answer's JSON value.
 
     Raises :class:`FetchError`: ``empty_content`` for an empty body; ``malformed_response`` for a
-    non-JSON media type (e.g. an HTML error page from a proxy), invalid UTF-8, invalid JSON, JSON
-    nested past the recursion limit or an integer of more than 4,300 digits.
+    non-JSON media type (e.g. an HTML error page from a proxy), invalid UTF-8, invalid JSON (``NaN`` and
+    ``Infinity`` included: RFC 8259 has no such numbers), JSON nested past the recursion limit or an
+    integer of more than 4,300 digits.
     """
     if not response.body.strip():
         raise FetchError(ErrorType.EMPTY_CONTENT, f"the API answered HTTP {response.status} with an empty body")
@@ -276,7 +289,9 @@ def json_body(response: HttpResponse) -> Any:
     except UnicodeDecodeError as exc:
         raise FetchError(ErrorType.MALFORMED_RESPONSE, f"the API's JSON is not valid UTF-8 (byte {exc.start})") from None
     try:
-        return json.loads(text)
+        return json.loads(text, parse_constant=_not_json)
+    except _NotJson as exc:
+        raise FetchError(ErrorType.MALFORMED_RESPONSE, f"the API's answer is not valid JSON ({exc})") from None
     except json.JSONDecodeError as exc:
         raise FetchError(ErrorType.MALFORMED_RESPONSE, f"the API's answer is not valid JSON ({exc.msg} at line "
                          f"{exc.lineno} column {exc.colno})") from None
@@ -285,6 +300,14 @@ def json_body(response: HttpResponse) -> Any:
                          "recursion limit") from None
     except ValueError as exc:  # an integer past Python's 4,300-digit conversion limit
         raise FetchError(ErrorType.MALFORMED_RESPONSE, f"the API's JSON holds a number that cannot be read: {exc}") from None
+
+
+class _NotJson(ValueError):
+    pass
+
+
+def _not_json(name: str) -> Any:
+    raise _NotJson(f"{name} is not a JSON number")
 
 
 _MISSING = object()
@@ -316,25 +339,73 @@ def member(value: Any, path: str, kind: type | tuple[type, ...], *, optional: bo
 
 
 def status_code(value: Any) -> int | None:
-    """An HTTP status read from a service's field or header: an int or a string of three digits in
-    100–599; anything else (absent, ``0``, text) is unknown (``None``)."""
+    """An HTTP status read from a service's field or header: an int or a string of digits in 100–599;
+    absent, ``0`` or text is unknown (``None``). Any other number (``-1``, ``999``, ``10**400``) raises
+    :class:`FetchError` ``malformed_response``: no status is out of range by accident."""
     if isinstance(value, bool):
         return None
-    if isinstance(value, str) and re.fullmatch(r"\s*\d{3}\s*", value):
-        value = int(value)
-    return value if isinstance(value, int) and 100 <= value <= 599 else None
+    if isinstance(value, str) and re.fullmatch(r"\s*\d+\s*", value):
+        value = int(value) if len(value.strip()) <= 6 else 10**6
+    if not isinstance(value, int) or value == 0:
+        return None
+    if not 100 <= value <= 599:
+        raise FetchError(ErrorType.MALFORMED_RESPONSE, f"the answer's target status is {_shown(value)}, not an "
+                         "HTTP status (100 to 599)")
+    return value
 
 
-def number(value: Any) -> float | None:
-    """A number read from a field or header (int, float or numeric string); ``None`` otherwise."""
+MAX_NUMBER = float(2**53 - 1)
+"""Largest number read from an answer: the integers a double holds exactly (RFC 8259 §6, "interoperable").
+Every quantity an adapter reads (a cost, a token count, milliseconds, a wait) is far below it."""
+
+
+def number(value: Any, what: str, *, maximum: float = MAX_NUMBER) -> float | None:
+    """A non-negative quantity read from field or header ``what`` (an int, a float or a numeric string), or
+    ``None`` when absent, ``null`` or not numeric text (unknown).
+
+    Raises :class:`FetchError` ``malformed_response`` naming ``what`` for a number that is not finite
+    (``1e400``, ``"inf"``, ``"nan"``), negative or over ``maximum`` (:data:`MAX_NUMBER` by default), so a
+    hostile answer (firecrawl-py's fixture ``retryAfterSeconds: 10**400``) never reaches arithmetic.
+    """
     if isinstance(value, bool) or value is None:
         return None
-    if isinstance(value, (int, float)):
-        return float(value)
-    try:
-        return float(str(value).strip())
-    except ValueError:
-        return None
+    if isinstance(value, int):
+        read = float(value) if -maximum <= value <= maximum else math.inf  # float(10**400) overflows
+    elif isinstance(value, float):
+        read = value
+    else:
+        try:
+            read = float(str(value).strip())
+        except ValueError:
+            return None
+    if not math.isfinite(read) or read < 0 or read > maximum:
+        raise FetchError(ErrorType.MALFORMED_RESPONSE, f"the answer's {what} is {_shown(value)}: not a number "
+                         f"from 0 to {maximum:,.0f}")
+    return read
+
+
+def bounded(value: Any, what: str) -> Any:
+    """``value``, a JSON value copied into a result (a service's billing object), if every number in it
+    is finite and at most :data:`MAX_NUMBER` in size; else :class:`FetchError` ``malformed_response``
+    naming ``what``. A non-finite number would make the run record unwritable as JSON."""
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, dict):
+            pending.extend(item.values())
+        elif isinstance(item, list):
+            pending.extend(item)
+        elif isinstance(item, (int, float)) and not isinstance(item, bool) and not (
+                -MAX_NUMBER <= item <= MAX_NUMBER):  # False for NaN too
+            raise FetchError(ErrorType.MALFORMED_RESPONSE, f"the answer's {what} holds {_shown(item)}, a number "
+                             f"out of range (beyond ±{MAX_NUMBER:,.0f} or not finite)")
+    return value
+
+
+def _shown(value: Any) -> str:
+    """``value`` for a message, a long one cut (10**400 has 401 digits)."""
+    text = str(value)
+    return text if len(text) <= 40 else f"{text[:20]}… ({len(text)} characters)"
 
 
 def excerpt(response: HttpResponse, limit: int = 200) -> str:

@@ -54,7 +54,7 @@ class CloudflareMarkdown(HostedProvider):
 
     def parse_response(self, response: HttpResponse) -> ProviderResult:
         body = json_body(response)
-        used = number(response.header("x-browser-ms-used"))
+        used = number(response.header("x-browser-ms-used"), "X-Browser-Ms-Used header")
         metadata = ResultMetadata(billing={"browser_ms_used": used} if used is not None else {},
                                   cost=used, cost_unit="browser_ms" if used is not None else None)
         if member(body, "success", bool) is False:

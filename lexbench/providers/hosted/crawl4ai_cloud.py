@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from lexbench.answer import ErrorType, ProviderResult, ResultMetadata
-from lexbench.providers.hosted.base import HostedProvider, json_body, member, number
+from lexbench.providers.hosted.base import HostedProvider, bounded, json_body, member, number
 from lexbench.providers.http import HttpRequest, HttpResponse
 
 
@@ -50,12 +50,12 @@ class Crawl4aiCloud(HostedProvider):
     def parse_response(self, response: HttpResponse) -> ProviderResult:
         body = json_body(response)
         usage = member(body, "usage", dict, optional=True) or {}
-        duration = number(member(body, "duration_ms", float, optional=True))
-        billing = {**({"usage": usage} if usage else {}), **_rate_limit(response)}
+        duration = number(member(body, "duration_ms", float, optional=True), "'duration_ms'")
+        billing = {**({"usage": bounded(usage, "'usage'")} if usage else {}), **_rate_limit(response)}
         meta = member(body, "metadata", dict, optional=True) or {}
         metadata = ResultMetadata(
             server_elapsed_s=duration / 1000 if duration is not None else None,
-            billing=billing, cost=number(usage.get("credits_used")),
+            billing=billing, cost=number(usage.get("credits_used"), "'usage.credits_used'"),
             cost_unit="credits" if usage.get("credits_used") is not None else None)
         fields: dict[str, Any] = {"final_url": member(body, "url", str, optional=True),
                                   "title": meta.get("title") if isinstance(meta.get("title"), str) else None,

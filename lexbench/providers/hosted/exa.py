@@ -20,7 +20,7 @@ from typing import Any
 
 from lexbench.answer import ErrorType, ProviderResult, ResultMetadata
 from lexbench.providers.call import FetchError
-from lexbench.providers.hosted.base import HostedProvider, json_body, member, number, status_code
+from lexbench.providers.hosted.base import HostedProvider, bounded, json_body, member, number, status_code
 from lexbench.providers.http import HttpRequest, HttpResponse
 
 
@@ -58,9 +58,9 @@ class ExaContents(HostedProvider):
         body = json_body(response)
         results = member(body, "results", list)
         statuses = member(body, "statuses", list, optional=True) or []
-        total = number(member(body, "costDollars.total", float, optional=True))
+        total = number(member(body, "costDollars.total", float, optional=True), "'costDollars.total'")
         metadata = ResultMetadata(request_id=member(body, "requestId", str, optional=True),
-                                  billing={"costDollars": body["costDollars"]} if total is not None else {},
+                                  billing={"costDollars": bounded(body["costDollars"], "'costDollars'")} if total is not None else {},
                                   cost=total, cost_unit="usd" if total is not None else None)
         failed = next((s for s in statuses if isinstance(s, dict) and s.get("status") not in (None, "success")), None)
         result = results[0] if results else None

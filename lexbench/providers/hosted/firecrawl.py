@@ -24,7 +24,7 @@ from typing import Any
 
 from lexbench.answer import ErrorType, ProviderResult, ResultMetadata
 from lexbench.providers.call import FetchError
-from lexbench.providers.hosted.base import HostedProvider, json_body, member, number, status_code
+from lexbench.providers.hosted.base import HostedProvider, bounded, json_body, member, number, status_code
 from lexbench.providers.http import HttpRequest, HttpResponse
 
 
@@ -52,7 +52,9 @@ class Firecrawl(HostedProvider):
                            headers={"Authorization": f"Bearer {options['api_key']}"})
 
     def resend_after(self, response: HttpResponse) -> float | None:
-        """The client's ``processing_continues`` wait for a 408 ``SCRAPE_TIMEOUT``; ``None`` otherwise."""
+        """The client's ``processing_continues`` wait for a 408 ``SCRAPE_TIMEOUT``; ``None`` otherwise.
+        A wait that is not a number from 0 to :data:`~lexbench.providers.hosted.base.MAX_NUMBER` (the
+        client's fixture has ``10**400``) raises :class:`FetchError` ``malformed_response``."""
         if response.status != 408:
             return None
         try:
@@ -62,10 +64,9 @@ class Firecrawl(HostedProvider):
         details = body.get("details") if isinstance(body, dict) else None
         if not isinstance(details, dict) or body.get("code") != "SCRAPE_TIMEOUT" or details.get("state") != "processing_continues":
             return None
-        seconds = details.get("retryAfterSeconds")
-        seconds = None if isinstance(seconds, bool) else number(seconds)
+        seconds = number(details.get("retryAfterSeconds"), "'details.retryAfterSeconds'")
         if seconds is None:
-            seconds = number(response.header("retry-after"))
+            seconds = number(response.header("retry-after"), "Retry-After header")
         return min(RESUME_MAX_DELAY_S, max(RESUME_MIN_DELAY_S, 60.0 if seconds is None else seconds))
 
     def api_failure(self, response: HttpResponse) -> ProviderResult | None:
@@ -77,8 +78,9 @@ class Firecrawl(HostedProvider):
     def parse_response(self, response: HttpResponse) -> ProviderResult:
         body = json_body(response)
         meta = member(body, "data.metadata", dict, optional=True) or {}
-        credits = number(_single(member(meta, "creditsUsed", (float, str, list), optional=True)))
-        billing = {k: meta[k] for k in ("creditsUsed", "cacheState") if meta.get(k) is not None}
+        credits = number(_single(member(meta, "creditsUsed", (float, str, list), optional=True)),
+                         "'data.metadata.creditsUsed'")
+        billing = bounded({k: meta[k] for k in ("creditsUsed", "cacheState") if meta.get(k) is not None}, "billing")
         upstream = status_code(_single(member(meta, "statusCode", (int, str, list), optional=True)))
         metadata = ResultMetadata(upstream_status=upstream, request_id=_text(meta, "scrapeId"), billing=billing,
                                   cost=credits, cost_unit="credits" if credits is not None else None)

@@ -74,5 +74,5 @@ def _flag(value: bool) -> str:
 
 
 def _cost(value: Any) -> dict[str, Any]:
-    cost = number(value)
+    cost = number(value, "cost")
     return {"cost": cost, "cost_unit": "credits", "billing": {"spb_cost": cost}} if cost is not None else {}

@@ -18,7 +18,7 @@ from typing import Any
 
 from lexbench.answer import ErrorType, ProviderResult, ResultMetadata
 from lexbench.providers.call import FetchError
-from lexbench.providers.hosted.base import HostedProvider, json_body, member, number, status_code
+from lexbench.providers.hosted.base import HostedProvider, bounded, json_body, member, number, status_code
 from lexbench.providers.http import HttpRequest, HttpResponse
 
 
@@ -46,13 +46,13 @@ class Spider(HostedProvider):
         if not isinstance(body, list) or not body or not isinstance(body[0], dict):
             raise FetchError(ErrorType.MALFORMED_RESPONSE, "Spider's answer is not a non-empty array of page objects")
         page = body[0]  # the crawl starts at the URL asked for: with limit 1 it is the only page
-        costs = [number(member(p, "costs.total_cost", float, optional=True)) for p in body if isinstance(p, dict)]
+        costs = [number(member(p, "costs.total_cost", float, optional=True), "'costs.total_cost'") for p in body if isinstance(p, dict)]
         total = sum(c for c in costs if c is not None) if any(c is not None for c in costs) else None
-        elapsed = number(member(page, "duration_elasped_ms", float, optional=True))
+        elapsed = number(member(page, "duration_elasped_ms", float, optional=True), "'duration_elasped_ms'")
         upstream = status_code(member(page, "status", int, optional=True))
         metadata = ResultMetadata(upstream_status=upstream,
                                   server_elapsed_s=elapsed / 1000 if elapsed is not None else None,
-                                  billing={"costs": page.get("costs"), "pages": len(body)} if total is not None else {},
+                                  billing={"costs": bounded(page.get("costs"), "'costs'"), "pages": len(body)} if total is not None else {},
                                   cost=total, cost_unit="usd" if total is not None else None)
         fields = {"title": member(page, "metadata.title", str, optional=True),
                   "final_url": member(page, "metadata.final_url", str, optional=True), "metadata": metadata}

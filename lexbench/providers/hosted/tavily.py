@@ -45,9 +45,9 @@ class TavilyExtract(HostedProvider):
         body = json_body(response)
         results = member(body, "results", list)
         failures = member(body, "failed_results", list, optional=True) or []
-        credits = number(member(body, "usage.credits", float, optional=True))
+        credits = number(member(body, "usage.credits", float, optional=True), "'usage.credits'")
         metadata = ResultMetadata(request_id=member(body, "request_id", str, optional=True),
-                                  server_elapsed_s=number(member(body, "response_time", float, optional=True)),
+                                  server_elapsed_s=number(member(body, "response_time", float, optional=True), "'response_time'"),
                                   billing={"credits": credits} if credits is not None else {},
                                   cost=credits, cost_unit="credits" if credits is not None else None)
         if failures:

@@ -1,7 +1,10 @@
 """Zyte API: ``POST /v1/extract`` for ``browserHtml``, converted here with markdownify (SPEC §5).
 
 Request: ``Authorization: Basic base64("KEY:")``, body ``{url, browserHtml: true}`` (or ``{url,
-httpResponseBody: true}`` with ``mode: "httpResponseBody"``). Zyte API requires RFC 2396 URLs: the URL
+httpResponseBody: true, httpResponseHeaders: true}`` with ``mode: "httpResponseBody"``: the page's bytes
+and its response headers ``[{name, value}]``, decoded here exactly as the HTTP boundary decodes a page it
+fetched — a BOM, the ``Content-Type`` charset, an XML declaration or ``<meta charset>``, else UTF-8;
+:func:`~lexbench.providers.http.decode_text`). Zyte API requires RFC 2396 URLs: the URL
 is escaped first exactly as the official client does (w3lib's ``safe_url_string``: ``café one`` →
 ``caf%C3%A9%20one``). Answer ``{url (final), statusCode,
 browserHtml | httpResponseBody (base64)}``: ``statusCode`` is the target's status. Zyte returns no
@@ -55,8 +58,10 @@ class ZyteApi(HostedProvider):
 
     def build_request(self, url: str, options: Mapping[str, Any]) -> HttpRequest:
         token = base64.b64encode(f"{options['api_key']}:".encode()).decode("ascii")
-        return HttpRequest("POST", self.endpoint(options), json={"url": safe_url_string(url), options["mode"]: True},
-                           headers={"Authorization": f"Basic {token}"})
+        body = {"url": safe_url_string(url), options["mode"]: True}
+        if options["mode"] == "httpResponseBody":
+            body["httpResponseHeaders"] = True  # the page's charset may be only in its Content-Type
+        return HttpRequest("POST", self.endpoint(options), json=body, headers={"Authorization": f"Basic {token}"})
 
     def engine(self, options: Mapping[str, Any]) -> str:
         return f"zyte-api/{options['mode']}"
@@ -67,9 +72,10 @@ class ZyteApi(HostedProvider):
         html = member(body, mode, str)
         if mode == "httpResponseBody":
             try:
-                html = decode_text(base64.b64decode(html, validate=True), None)
+                page = base64.b64decode(html, validate=True)
             except (binascii.Error, ValueError):
                 raise FetchError(ErrorType.MALFORMED_RESPONSE, "Zyte's httpResponseBody is not base64") from None
+            html = decode_text(page, _content_type(member(body, "httpResponseHeaders", list, optional=True) or []))
         metadata = ResultMetadata(upstream_status=status_code(member(body, "statusCode", int, optional=True)))
         return self.answer(html, "html", final_url=member(body, "url", str, optional=True), metadata=metadata)
 
@@ -79,3 +85,16 @@ class ZyteApi(HostedProvider):
             return result
         markdown, title = self._worker.extract("http-markdownify", result.content, result.final_url or url, {}, deadline)
         return self.answer(markdown, "markdown", final_url=result.final_url, title=title, metadata=result.metadata)
+
+
+def _content_type(headers: list[Any]) -> str | None:
+    """The first ``Content-Type`` of Zyte's ``httpResponseHeaders`` (``[{name, value}]``, names in any
+    case), as the HTTP boundary reads a page's header; ``None`` when absent. Raises :class:`FetchError`
+    ``malformed_response`` for an entry that is not ``{name: string, value: string}``."""
+    for entry in headers:
+        if not (isinstance(entry, dict) and isinstance(entry.get("name"), str) and isinstance(entry.get("value"), str)):
+            raise FetchError(ErrorType.MALFORMED_RESPONSE, "Zyte's httpResponseHeaders holds an entry that is not "
+                             "{name, value} strings")
+        if entry["name"].lower() == "content-type":
+            return entry["value"]
+    return None
