@@ -120,6 +120,8 @@ class GuardProxy:
         self._closed.set()
         if self._listener is not None:
             with contextlib.suppress(OSError):
+                self._listener.shutdown(socket.SHUT_RDWR)  # wakes the accept() a close alone would leave waiting
+            with contextlib.suppress(OSError):
                 self._listener.close()
         with self._lock:
             sockets = list(self._sockets)
