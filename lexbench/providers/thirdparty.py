@@ -39,7 +39,7 @@ from lexbench.providers.call import Deadline, FetchError
 from lexbench.providers.engine_process import EngineProcess, fresh_profile, run_process
 from lexbench.providers.engines import ENGINES, Completion, command_line
 from lexbench.providers.extraction import ExtractionWorker
-from lexbench.providers.guard_proxy import guarded_call, record_hook_refusals
+from lexbench.providers.guard_proxy import guarded_call, proxy_failure, record_hook_refusals
 from lexbench.providers.headless import (
     KILL_RESERVE_S, WORKERS_DIR, HeadlessProvider, PreflightError, dom_to_markdown, parse_options, probe_version,
     replay_host, which,
@@ -365,6 +365,8 @@ class LangChain(Provider):
         with guarded_call(self.http.guard) as proxy:
             answer = self._worker.request({"url": url, "separator": self.loader_options.separator,
                                            "replay": replay_host(case, url) is not None, "proxy": proxy.url}, deadline)
+            if "ProxyError" in str((answer.get("error") or {}).get("message")):
+                raise proxy_failure(proxy, str(answer["error"]["message"]))  # what the proxy refused, and why
         status = answer.get("status")
         metadata = ResultMetadata(engine=self.engine, upstream_status=status, redirects=answer.get("redirects") or [],
                                   content_type=answer.get("content_type"))
