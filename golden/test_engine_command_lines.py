@@ -30,6 +30,7 @@ BINARIES = {"one_shot": "/usr/bin/chromium", "cdp": "/usr/bin/chromium", "node":
 URL = "http://127.0.0.1:8000/replay/article-001-en-example"
 PROFILE = "/tmp/lexbench-profile-XXXX"
 WORKER = "providers/workers/readability-js/worker.mjs"
+PROXY = "127.0.0.1:PROXY_PORT"  # the call's guarding proxy; its port is ephemeral
 
 
 class JsonLinesSnapshot(SingleFileSnapshotExtension):
@@ -51,7 +52,7 @@ def _line(**fields: object) -> str:
 def _engine_line(engine_name: str, route: str, setting: str, completion: Completion, mode: str) -> str:
     eng = ENGINES[engine_name]
     try:
-        argv = command_line(eng, route=route, completion=completion, binary=BINARIES[eng.driver], url=URL,
+        argv = command_line(eng, route=route, completion=completion, binary=BINARIES[eng.driver], url=URL, proxy=PROXY,
                             profile=PROFILE, replay_host="127.0.0.1" if mode == "replay" else None, worker=WORKER)
     except ConfigError as exc:
         return _line(engine=engine_name, route=route, completion=setting, mode=mode, refused=str(exc))
@@ -82,12 +83,13 @@ def test_worker_command_lines(golden):
                 continue
             if name == "readability-js":
                 argv = command_line(ENGINES["jsdom"], route="headless_markdown", completion=completion,
-                                    binary=BINARIES["node"], url=URL, replay_host="127.0.0.1", worker=WORKER,
+                                    binary=BINARIES["node"], url=URL, proxy=PROXY, replay_host="127.0.0.1", worker=WORKER,
                                     output="readability")
                 lines.append(_line(worker=name, completion=setting, argv=argv))
             else:
                 browser = command_line(ENGINES[worker.runs_on], route="headless_markdown", completion=Completion(),
-                                       binary=BINARIES["cdp"], url=URL, profile=PROFILE, replay_host="127.0.0.1")
+                                       binary=BINARIES["cdp"], url=URL, proxy=PROXY, profile=PROFILE,
+                                       replay_host="127.0.0.1")
                 provider = Crawl4ai("crawl4ai", {"binary": "/usr/bin/chromium", "expected_version": "156",
                                                  "python": "python3",
                                                  "completion": completion.model_dump(exclude_defaults=True)})

@@ -170,6 +170,12 @@ class ResultMetadata(BaseModel):
     taken every ``memory_sampled_every_s`` seconds, of the proportional set size (PSS) of every process
     in the process groups the call's engine or worker ran (:mod:`lexbench.providers.memory`); ``None``
     (and left out of the row) for a call that ran no child process: in-process and hosted providers.
+    ``containment`` is how that call's processes were contained: ``cgroup`` (a cgroup v2 group per
+    process, every descendant found and killed) or ``subreaper`` (the fallback where no cgroup is
+    writable: the root's process tree) (:mod:`lexbench.providers.containment`). ``blocked_requests``
+    lists the requests an engine's or worker's network guard refused before any connection (the
+    guarding proxy, :mod:`lexbench.providers.guard_proxy`), ``"URL: reason"``, at most 50 with a final
+    count of the rest. Both are left out of rows that have none.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -189,8 +195,10 @@ class ResultMetadata(BaseModel):
     content_type: str | None = None
     peak_memory_bytes: int | None = Field(default=None, ge=0, exclude_if=lambda value: value is None)
     memory_sampled_every_s: float | None = Field(default=None, gt=0, exclude_if=lambda value: value is None)
+    containment: Literal["cgroup", "subreaper"] | None = Field(default=None, exclude_if=lambda value: value is None)
+    blocked_requests: list[str] = Field(default_factory=list, exclude_if=lambda value: not value)
 
-    @field_validator("request_id", "engine", "billing", "cost_unit", "redirects", "content_type")
+    @field_validator("request_id", "engine", "billing", "cost_unit", "redirects", "content_type", "blocked_requests")
     @classmethod
     def _writable_text(cls, value: Any) -> Any:
         return _writable(value)

@@ -66,13 +66,18 @@ class FetchError(Exception):
 @dataclass
 class CallTrace:
     """What the shared boundary observed during one attempt (filled in as it goes). ``memory`` samples
-    the process groups the attempt's engines and workers run in (:func:`call_memory`)."""
+    the containers the attempt's engines and workers run in (:func:`call_memory`); ``containment`` is
+    their kind (``cgroup`` or ``subreaper``, :mod:`~lexbench.providers.containment`), ``None`` when the
+    attempt ran no child process. ``blocked_requests``: what the engine's guarding proxy or a worker's
+    request hook refused (:mod:`~lexbench.providers.guard_proxy`)."""
 
     dns_mode: DnsMode | None = None
     resolutions: list[Resolution] = field(default_factory=list)
     redirects: list[str] = field(default_factory=list)
     exchanges: int = 0
     memory: PeakMemory = field(default_factory=PeakMemory)
+    containment: str | None = None
+    blocked_requests: list[str] = field(default_factory=list)
 
 
 @dataclass

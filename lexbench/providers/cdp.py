@@ -27,6 +27,8 @@ _NET_ERRORS = (
     ("ERR_NAME_NOT_RESOLVED", ErrorType.DNS), ("ERR_NAME_RESOLUTION_FAILED", ErrorType.DNS),
     ("ERR_CONNECTION_REFUSED", ErrorType.CONNECT), ("ERR_CONNECTION_RESET", ErrorType.CONNECT),
     ("ERR_CONNECTION_CLOSED", ErrorType.CONNECT), ("ERR_ADDRESS_UNREACHABLE", ErrorType.CONNECT),
+    # The guarding proxy refused or could not open the tunnel; the adapter asks the proxy which it was.
+    ("ERR_TUNNEL_CONNECTION_FAILED", ErrorType.CONNECT),
     ("ERR_UNSAFE_PORT", ErrorType.BLOCKED_NETWORK), ("ERR_CERT", ErrorType.TLS), ("ERR_SSL", ErrorType.TLS),
     ("ERR_TOO_MANY_REDIRECTS", ErrorType.TOO_MANY_REDIRECTS), ("ERR_TIMED_OUT", ErrorType.TIMEOUT),
     ("ERR_ABORTED", ErrorType.UNSUPPORTED_CONTENT),  # a download (PDF, image) aborts the navigation
@@ -147,6 +149,14 @@ async def render(playwright: Any, ws_url: str, url: str, completion: Completion,
             message = str(exc).splitlines()[0]
             raise FetchError(net_error(message) or ErrorType.CONNECT, f"chromium could not load {url}: {message}") from None
         rendered = Rendered(status=None, final_url=page.url, html="", title=None)
+        if response is not None:  # the guarding proxy refused the document itself, or could not reach it
+            blocked = await response.header_value("x-lexbench-blocked")
+            if blocked:
+                raise FetchError(ErrorType.BLOCKED_NETWORK, f"{response.url}: {blocked}")
+            failed = await response.header_value("x-lexbench-error")
+            if failed:
+                raise FetchError(ErrorType.DNS if failed == "dns" else ErrorType.CONNECT,
+                                 f"{response.url}: {(await response.text())[:500]}")
         if response is not None:
             rendered.status = response.status
             rendered.final_url = response.url

@@ -2,16 +2,17 @@
 
 Every browser or worker process a provider starts goes through :class:`EngineProcess`:
 
-- it runs in its own session and process group, so one ``killpg`` reaches every helper process it
-  spawned (Chromium's zygote, renderers and utilities inherit the group);
+- it runs in a :class:`~lexbench.providers.containment.Container` (a cgroup v2 group of its own, or a
+  subreaper's process tree where no cgroup is writable), so every process it starts is found, even one
+  that left the process group with ``setsid`` or was re-parented by a double fork;
 - stdout and stderr are read by threads into bounded buffers: output past ``max_output_bytes``
-  (20,000,000 by default) kills the group and marks the run ``too_large``;
-- on the deadline, on the ceiling, or when the ``with`` block ends, the whole group is killed with
-  SIGKILL, the direct child is reaped, and the call waits (briefly) until no member of the group is
-  left, so no orphan engine outlives the call;
-- inside a provider call, the group is watched by the call's memory sampler from start to kill
+  (20,000,000 by default) kills the container and marks the run ``too_large``;
+- on the deadline, on the ceiling, or when the ``with`` block ends, every member is killed with
+  SIGKILL, the direct child is reaped, and the call waits (briefly) until no member is left, so no
+  engine process outlives the call (nor the interpreter: see :mod:`~lexbench.providers.containment`);
+- inside a provider call, the container is watched by the call's memory sampler from start to kill
   (:func:`~lexbench.providers.call.call_memory`, :mod:`~lexbench.providers.memory`), so the call's
-  result records the peak memory of every process it ran.
+  result records the peak memory of every process it ran, and its containment kind.
 
 :func:`fresh_profile` gives each call its own empty profile directory, named with
 :data:`PROFILE_PREFIX` so a test can find any engine process left behind (:func:`engine_processes`).
@@ -23,7 +24,6 @@ import contextlib
 import os
 import re
 import shutil
-import signal
 import subprocess
 import tempfile
 import threading
@@ -32,7 +32,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from lexbench.providers.call import call_memory
+from lexbench.providers.call import CURRENT_CALL, call_memory
+from lexbench.providers.containment import Container
 
 MAX_OUTPUT_BYTES = 20_000_000
 """The subprocess output ceiling (SPEC §5), the same number as the response-body ceiling."""
@@ -40,7 +41,6 @@ PROFILE_PREFIX = "lexbench-profile-"
 """Every per-call profile directory's name starts with this; it appears in the engine's command line."""
 _STDERR_KEEP = 64_000  # stderr is diagnostics only: keep its tail
 _POLL_S = 0.1
-_GROUP_EXIT_WAIT_S = 5.0
 
 
 @dataclass(frozen=True)
@@ -104,12 +104,12 @@ class _Capture:
 
 
 class EngineProcess:
-    """One engine process in its own process group; use as a context manager.
+    """One engine process in its own container; use as a context manager.
 
     ``start`` launches ``argv`` (``stdin`` closed). ``wait_for_line(pattern, seconds)`` returns the
     first match of a regular expression in the stderr or stdout lines (e.g. Chromium's ``DevTools
     listening on ws://...``). ``finish(deadline_s)`` waits for a normal exit and returns a
-    :class:`ProcessRun`; leaving the ``with`` block (or :meth:`kill`) kills and reaps the whole group.
+    :class:`ProcessRun`; leaving the ``with`` block (or :meth:`kill`) kills and reaps the whole container.
     Raises ``FileNotFoundError``/``PermissionError`` from ``start`` when the binary cannot be run.
     """
 
@@ -122,19 +122,21 @@ class EngineProcess:
         self._started = 0.0
         self._too_large = threading.Event()
         self._memory = call_memory()
+        self.container = Container()
         self.process: subprocess.Popen[bytes] | None = None
 
     def start(self) -> EngineProcess:
         self._started = time.perf_counter()
-        self.process = subprocess.Popen(
-            self.argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            env=dict(self._env) if self._env is not None else None, cwd=self._cwd,
-            start_new_session=True,  # own process group: one killpg reaches every helper
-        )
+        self.process = self.container.spawn(
+            self.argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=self._env,
+            cwd=self._cwd)
         self._stdout = _Capture(self.process.stdout, self._limit, False, self._overflow, self._on_line)
         self._stderr = _Capture(self.process.stderr, _STDERR_KEEP, True, lambda: None, self._on_line)
         if self._memory is not None:
-            self._memory.watch(self.pgid)
+            self._memory.watch(self.container)
+        context = CURRENT_CALL.get()
+        if context is not None:
+            context.trace.containment = self.container.kind
         return self
 
     def __enter__(self) -> EngineProcess:
@@ -143,14 +145,9 @@ class EngineProcess:
     def __exit__(self, *exc: object) -> None:
         self.kill()
 
-    @property
-    def pgid(self) -> int:
-        assert self.process is not None
-        return self.process.pid  # the session leader's pid is its group id
-
     def _overflow(self) -> None:
         self._too_large.set()
-        self._killpg()
+        self.container.kill()
 
     def _on_line(self, line: str) -> None:
         with self._line_event:
@@ -200,26 +197,14 @@ class EngineProcess:
             timed_out=timed_out and not self._too_large.is_set(), too_large=self._too_large.is_set(),
         )
 
-    def _killpg(self) -> None:
-        if self.process is None:
-            return
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(self.pgid, signal.SIGKILL)
-
     def kill(self) -> None:
-        """Kill every member of the group, reap the child, wait for the group to empty; idempotent."""
+        """Kill every member of the container, reap the child, wait for it to empty; idempotent."""
         if self.process is None:
             return
         if self._memory is not None:
-            self._memory.unwatch(self.pgid)  # its last sample, while the group still runs
-        self._killpg()
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            self.process.wait(_GROUP_EXIT_WAIT_S)
-        # Grandchildren are re-parented and reaped by init; wait until none is left running.
-        end = time.monotonic() + _GROUP_EXIT_WAIT_S
-        while any(state != "Z" for _, state in _group_states(self.pgid)) and time.monotonic() < end:
-            self._killpg()
-            time.sleep(0.02)
+            self._memory.unwatch(self.container)  # its last sample, while it still runs
+        self.container.kill()
+        # A member killed before it closed an inherited pipe end keeps nothing open now.
         for capture in (self._stdout, self._stderr):
             capture.thread.join(1.0)
 
@@ -229,7 +214,7 @@ def run_process(argv: Sequence[str], deadline_s: float, *, env: Mapping[str, str
     """Run ``argv`` to completion within ``deadline_s`` seconds under the output ceiling (SPEC §5).
 
     Returns a :class:`ProcessRun`; raises ``FileNotFoundError``/``PermissionError`` when the binary
-    cannot be started. Never leaves a member of the process group running.
+    cannot be started. Never leaves a member of its container running.
     """
     with EngineProcess(argv, env=env, cwd=cwd, max_output_bytes=max_output_bytes) as process:
         return process.finish(deadline_s)
@@ -253,17 +238,6 @@ def _proc_stat(pid: str) -> tuple[int, str] | None:
         return None
     fields = raw[raw.rfind(")") + 2 :].split()  # the command name may contain spaces or ')'
     return int(fields[2]), fields[0]
-
-
-def _group_states(pgid: int) -> list[tuple[str, str]]:
-    """(pid, state letter) of every process in group ``pgid``."""
-    found = []
-    for entry in os.scandir("/proc"):
-        if entry.name.isdigit():
-            stat = _proc_stat(entry.name)
-            if stat is not None and stat[0] == pgid:
-                found.append((entry.name, stat[1]))
-    return found
 
 
 def engine_processes(marker: str = PROFILE_PREFIX) -> list[tuple[int, str]]:

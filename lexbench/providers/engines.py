@@ -5,8 +5,9 @@ Every other module asks this table instead of testing an engine's name. An :clas
 - its command-line template (placeholders ``{binary}``, ``{profile}``, ``{url}``, ``{worker}``,
   ``{output}``) and the arguments its native CDP server needs, if it has one;
 - the arguments every run gets (headless, no sandbox for root, and the background-networking flags
-  without which Chromium floods a closed network with refused connections) and the ones replay mode adds
-  (``--host-resolver-rules``: every host but the replay server's fails at once);
+  without which Chromium floods a closed network with refused connections), the ones that send every
+  request through the call's guarding proxy (:mod:`~lexbench.providers.guard_proxy`; ``{proxy}``), and
+  the ones replay mode adds (the jsdom worker's ``--allow-host``);
 - its completion semantics: which waits it offers (``load``, ``network_idle``, a ``virtual_time``
   budget) and which DOM constraints it applies (selector/count, frame, delay, timeout), and how each
   reaches the engine (command-line arguments or CDP steps);
@@ -114,6 +115,9 @@ class Engine:
     cdp_server_args: tuple[str, ...] = ()
     replay_args: tuple[str, ...] = ()
     """Added in replay mode; ``{replay_host}`` is the replay server's IP literal."""
+    guard_args: tuple[str, ...] = ()
+    """Added to every run: every request the engine makes goes through the call's guarding proxy at
+    ``{proxy}`` (``127.0.0.1:PORT``), with no bypass."""
     waits: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     """Each supported wait → the arguments it adds (``{budget_ms}`` for virtual time)."""
     constraint_args: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
@@ -137,7 +141,12 @@ _CHROMIUM_FLAGS = (
     "--disable-default-apps", "--disable-extensions", "--no-first-run", "--no-default-browser-check",
     "--disable-quic", "--mute-audio", "--user-data-dir={profile}",
 )
-_CHROMIUM_REPLAY = ("--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE {replay_host}",)
+# Every request through the guarding proxy, loopback included (Chromium bypasses a proxy for loopback
+# unless told `<-loopback>`); Chromium itself resolves no name at all (the proxy resolves and guards),
+# and WebRTC sends no UDP outside the proxy. QUIC is off in _CHROMIUM_FLAGS (it would bypass an HTTP proxy).
+_CHROMIUM_GUARD = ("--proxy-server=http://{proxy}", "--proxy-bypass-list=<-loopback>",
+                   "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
+                   "--force-webrtc-ip-handling-policy=disable_non_proxied_udp")
 _CHROMIUM_VERSION = (("{binary}", "--version"), r"Chromium (\d+(?:\.\d+)+)")
 _NODE_WORKER_ARGS = {
     "selector": ("--selector={selector}",), "count": ("--min-count={min_count}",),
@@ -157,8 +166,8 @@ ENGINES: Mapping[str, Engine] = {
             version_argv=_CHROMIUM_VERSION[0], version_pattern=_CHROMIUM_VERSION[1],
             install_hint="apt-get install chromium",
             base_args=_CHROMIUM_FLAGS,
-            command=("{binary}", "{base_args}", "{replay_args}", "{completion_args}", "--dump-dom", "{url}"),
-            replay_args=_CHROMIUM_REPLAY,
+            command=("{binary}", "{base_args}", "{guard_args}", "{completion_args}", "--dump-dom", "{url}"),
+            guard_args=_CHROMIUM_GUARD,
             waits={"load": (), "virtual_time": ("--virtual-time-budget={budget_ms}",)},
             constraint_args={"timeout": ("--timeout={timeout_ms}",)},
             records=("title",),
@@ -175,8 +184,8 @@ ENGINES: Mapping[str, Engine] = {
             install_hint="apt-get install chromium; pip install -e '.[engines]' (Playwright, no browser download)",
             base_args=_CHROMIUM_FLAGS,
             cdp_server_args=("--remote-debugging-address=127.0.0.1", "--remote-debugging-port=0"),
-            command=("{binary}", "{base_args}", "{replay_args}", "{cdp_server_args}", "about:blank"),
-            replay_args=_CHROMIUM_REPLAY,
+            command=("{binary}", "{base_args}", "{guard_args}", "{cdp_server_args}", "about:blank"),
+            guard_args=_CHROMIUM_GUARD,
             waits={"load": (), "network_idle": ()},
             constraint_args={"selector": (), "count": (), "frame": (), "delay": (), "timeout": ()},
             records=("title", "final_url", "upstream_status", "redirects", "content_type"),
@@ -191,7 +200,9 @@ ENGINES: Mapping[str, Engine] = {
             version_argv=("{binary}", "{worker}", "--version"),
             version_pattern=r"jsdom (\d+(?:\.\d+)+)",
             install_hint="make workers (npm ci in providers/workers/readability-js; needs Node.js 18+)",
-            command=("{binary}", "{worker}", "--output={output}", "{completion_args}", "{replay_args}", "{url}"),
+            command=("{binary}", "{worker}", "--output={output}", "{completion_args}", "{guard_args}", "{replay_args}",
+                     "{url}"),
+            guard_args=("--proxy=http://{proxy}",),
             replay_args=("--allow-host={replay_host}",),
             waits={"load": ()},
             constraint_args=_NODE_WORKER_ARGS,
@@ -257,18 +268,20 @@ def _fill(template: tuple[str, ...], values: Mapping[str, object]) -> list[str]:
     return [part.format_map(values) for part in template]
 
 
-def command_line(eng: Engine, *, route: str, completion: Completion, binary: str, url: str, profile: str = "",
-                 replay_host: str | None = None, worker: str = "", output: str | None = None) -> list[str]:
+def command_line(eng: Engine, *, route: str, completion: Completion, binary: str, url: str, proxy: str,
+                 profile: str = "", replay_host: str | None = None, worker: str = "",
+                 output: str | None = None) -> list[str]:
     """The exact argv that runs ``eng`` for one call (SPEC §5; pinned by the golden snapshot).
 
-    ``profile`` is the call's fresh profile directory; ``replay_host`` the replay server's IP literal in
+    ``proxy`` is the call's guarding proxy (``127.0.0.1:PORT``, :class:`~lexbench.providers.guard_proxy.GuardProxy`),
+    which every request of the engine goes through; ``profile`` is the call's fresh profile directory; ``replay_host`` the replay server's IP literal in
     replay mode (``None`` live); ``worker`` the worker script of a Node engine; ``output`` what a Node
     worker prints (default ``html``). Raises :class:`ConfigError` when the engine cannot apply
     ``completion``.
     """
     check_completion(eng, route, completion)
     values: dict[str, object] = {
-        "binary": binary, "url": url, "profile": profile, "worker": worker, "output": output or "html",
+        "binary": binary, "url": url, "proxy": proxy, "profile": profile, "worker": worker, "output": output or "html",
         "replay_host": replay_host or "", "budget_ms": completion.virtual_time_budget_ms or 0,
         "selector": completion.selector or "", "min_count": completion.min_count, "delay_ms": completion.delay_ms,
         "timeout_ms": completion.timeout_ms or 0,
@@ -276,13 +289,14 @@ def command_line(eng: Engine, *, route: str, completion: Completion, binary: str
     groups = {
         "base_args": _fill(eng.base_args, values),
         "cdp_server_args": list(eng.cdp_server_args),
+        "guard_args": _fill(eng.guard_args, values),
         "replay_args": _fill(eng.replay_args, values) if replay_host else [],
         "completion_args": _fill(eng.waits[completion.wait], values)
         + [arg for c in completion.constraints() for arg in _fill(eng.constraint_args[c], values)],
     }
     argv: list[str] = []
     for part in eng.command:
-        if part in ("{base_args}", "{cdp_server_args}", "{replay_args}", "{completion_args}"):
+        if part in ("{base_args}", "{cdp_server_args}", "{guard_args}", "{replay_args}", "{completion_args}"):
             argv += groups[part[1:-1]]
         else:
             argv.append(part.format_map(values))

@@ -4,7 +4,8 @@ Extraction (trafilatura, readability, markdownify on up to 20 MB of HTML) is CPU
 a thread running it cannot be stopped. :class:`ExtractionWorker` keeps one long-lived child per pytest
 process (``python -m lexbench.providers.extract_worker``), sends it the fetched HTML and waits for the
 answer within what is left of the call's deadline. At the deadline, or when the answer passes the
-20,000,000-byte output ceiling, the child's process group is killed and reaped; a fresh child is
+20,000,000-byte output ceiling, the child's container (:mod:`~lexbench.providers.containment`: a cgroup,
+or its process tree) is killed and reaped; a fresh child is
 started during the next call's (untimed) preparation, so an abandoned extraction never runs beside
 the next one. The child also has an address-space limit, so a runaway parse fails the call instead of
 exhausting the host, and a parser crash ends the child, not the pytest process. From each extraction
@@ -20,7 +21,6 @@ from __future__ import annotations
 import json
 import os
 import selectors
-import signal
 import struct
 import subprocess
 import sys
@@ -29,7 +29,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from lexbench.answer import ErrorType
-from lexbench.providers.call import MAX_BODY_BYTES, Deadline, FetchError, call_memory
+from lexbench.providers.call import CURRENT_CALL, MAX_BODY_BYTES, Deadline, FetchError, call_memory
+from lexbench.providers.containment import Container
 
 WORKER_MEMORY_BYTES = 4 * 1024**3
 """Address-space limit of the child: a runaway parse fails instead of swapping the host."""
@@ -58,6 +59,7 @@ class ExtractionWorker:
         self.argv = list(argv or [sys.executable, "-m", "lexbench.providers.extract_worker"])
         self.label = label  # names the work in messages: "extraction did not finish ..."
         self._process: subprocess.Popen[bytes] | None = None
+        self._container: Container | None = None
         self._lock = threading.Lock()
 
     @classmethod
@@ -93,9 +95,9 @@ class ExtractionWorker:
             if self._process is not None and self._process.poll() is None:
                 return
             env = dict(os.environ, LEXBENCH_WORKER_MEMORY=str(WORKER_MEMORY_BYTES))
-            self._process = subprocess.Popen(
-                self.argv, stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, start_new_session=True)
+            self._container = Container()
+            self._process = self._container.spawn(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                                  stderr=subprocess.DEVNULL, env=env)
             try:
                 ready = self._receive(Deadline.after(WORKER_START_S))
             except FetchError as exc:
@@ -131,11 +133,13 @@ class ExtractionWorker:
         self.ensure_started()
         request = json.dumps(dict(message), ensure_ascii=False).encode("utf-8", errors="surrogatepass")
         with self._lock:
-            memory, pid = call_memory(), self.pid
-            if memory is not None and pid is not None:
-                # Its own session: the child's pid is its group id. It outlives the call, so its last
-                # sample is taken when the runtime policy closes the call's sampler, outside the timing.
-                memory.watch(pid)
+            memory, container, context = call_memory(), self._container, CURRENT_CALL.get()
+            if memory is not None and container is not None and self.pid is not None:
+                # It outlives the call, so its last sample is taken when the runtime policy closes the
+                # call's sampler, outside the timing.
+                memory.watch(container)
+            if context is not None and container is not None:
+                context.trace.containment = container.kind
             try:
                 self._send(_FRAME.pack(len(request)) + request, deadline)
                 return self._receive(deadline)
@@ -150,17 +154,11 @@ class ExtractionWorker:
 
     def _stop_locked(self) -> None:
         process, self._process = self._process, None
+        container, self._container = self._container, None
         if process is None:
             return
-        if process.poll() is None:
-            try:
-                os.killpg(process.pid, signal.SIGKILL)  # its own session: the group is the child
-            except (ProcessLookupError, PermissionError):
-                process.kill()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            pass
+        if container is not None:
+            container.kill()  # the child and anything it started, whatever session it moved to
         for stream in (process.stdin, process.stdout):
             if stream is not None:
                 try:

@@ -17,8 +17,9 @@ provider with the reason, so its items are skipped as unresolvable (``infrastruc
 against the wrong engine. Per call, :func:`~lexbench.providers.engines.select_route` refuses what the
 task's delivery rules out before anything starts; then one engine process runs in a fresh profile
 directory under the call's deadline and the output ceiling, and is killed and reaped however the call
-ends. In replay mode (the URL is the replay server's loopback address, not the case's own URL) the
-engine is confined to that address.
+ends. Every request the engine makes goes through the call's guarding proxy
+(:mod:`~lexbench.providers.guard_proxy`), which applies the provider's network guard: public addresses
+only, live or replay, the replay server's own ``host:port`` excepted in replay mode.
 """
 
 from __future__ import annotations
@@ -43,6 +44,9 @@ from lexbench.providers.base import Provider
 from lexbench.providers.call import Deadline, FetchError
 from lexbench.providers.cdp import PlaywrightLoop, net_error, render
 from lexbench.providers.engine_process import MAX_OUTPUT_BYTES, EngineProcess, ProcessRun, fresh_profile, run_process
+from lexbench.providers.guard_proxy import (
+    GuardProxy, guarded_call, proxy_failure, proxy_page_error, record_hook_refusals,
+)
 from lexbench.providers.engines import (
     ENGINES, Completion, Engine, Route, check_completion, command_line, engine, parse_version, select_route,
     version_matches,
@@ -244,11 +248,12 @@ class HeadlessProvider(Provider):
         """One page through the engine; see the module docstring. Raises :class:`FetchError`."""
         deadline = self.begin(case, timeout, text_scope=self.config.text_scope)
         host = replay_host(case, url)
-        if self.engine.driver == "one_shot":
-            return self._one_shot(url, host, deadline)
-        if self.engine.driver == "cdp":
-            return self._cdp(url, host, deadline)
-        return self._node(url, host, deadline)
+        with guarded_call(self.http.guard) as proxy:
+            if self.engine.driver == "one_shot":
+                return self._one_shot(url, host, deadline, proxy)
+            if self.engine.driver == "cdp":
+                return self._cdp(url, host, deadline, proxy)
+            return self._node(url, host, deadline, proxy)
 
     def close(self) -> None:
         """Stop Playwright's driver process at the end of the session (CDP engines; restarted if needed)."""
@@ -257,27 +262,30 @@ class HeadlessProvider(Provider):
 
     # -- drivers -------------------------------------------------------------------------------------
 
-    def _argv(self, url: str, host: str | None, profile: str = "", output: str | None = None) -> list[str]:
+    def _argv(self, url: str, host: str | None, proxy: GuardProxy, profile: str = "", output: str | None = None) -> list[str]:
         return command_line(self.engine, route=self.route, completion=self.config.completion,
-                            binary=which(self.config.binary) or self.config.binary, url=url, profile=profile,
-                            replay_host=host, worker=self.worker, output=output)
+                            binary=which(self.config.binary) or self.config.binary, url=url, proxy=proxy.address,
+                            profile=profile, replay_host=host, worker=self.worker, output=output)
 
-    def _one_shot(self, url: str, host: str | None, deadline: Deadline) -> ProviderResult:
+    def _one_shot(self, url: str, host: str | None, deadline: Deadline, proxy: GuardProxy) -> ProviderResult:
         with fresh_profile() as profile:
-            run = self._run(self._argv(url, host, str(profile)), deadline)
+            run = self._run(self._argv(url, host, proxy, str(profile)), deadline)
         html = run.stdout.decode("utf-8", errors="replace")
-        if not html.strip():
+        if not html.strip() or "ERR_TUNNEL_CONNECTION_FAILED" in html[:20000]:
+            if "ERR_TUNNEL_CONNECTION_FAILED" in run.stderr + html[:20000]:
+                raise proxy_failure(proxy, f"{self.engine.name} could not open a tunnel for {url}")
             error = _stderr_error(run.stderr) or ErrorType.EMPTY_CONTENT
             raise FetchError(error, f"{self.engine.name} printed no DOM for {url}: {_last_line(run.stderr)}")
         return self._answer(html, status=None, final_url=None)
 
-    def _node(self, url: str, host: str | None, deadline: Deadline, output: str = "html") -> ProviderResult:
-        run = self._run(self._argv(url, host, output=output), deadline)
+    def _node(self, url: str, host: str | None, deadline: Deadline, proxy: GuardProxy,
+              output: str = "html") -> ProviderResult:
+        run = self._run(self._argv(url, host, proxy, output=output), deadline)
         return self._from_worker_json(run, url)
 
-    def _cdp(self, url: str, host: str | None, deadline: Deadline) -> ProviderResult:
+    def _cdp(self, url: str, host: str | None, deadline: Deadline, proxy: GuardProxy) -> ProviderResult:
         completion = self.config.completion
-        with fresh_profile() as profile, EngineProcess(self._argv(url, host, str(profile))) as browser:
+        with fresh_profile() as profile, EngineProcess(self._argv(url, host, proxy, str(profile))) as browser:
             try:
                 match = browser.wait_for_line(r"DevTools listening on (ws://\S+)", deadline.remaining())
                 if match is None:
@@ -290,6 +298,10 @@ class HeadlessProvider(Provider):
                                    deadline_s=deadline.remaining(), javascript=self.config.javascript)
                 try:
                     rendered = loop.run(coroutine, deadline.remaining())
+                except FetchError as exc:
+                    if "ERR_TUNNEL_CONNECTION_FAILED" in str(exc):
+                        raise proxy_failure(proxy, str(exc)) from None
+                    raise
                 except TimeoutError:
                     raise FetchError(ErrorType.TIMEOUT, f"no complete page within the {deadline.seconds:g} s deadline; "
                                      "the browser was killed") from None
@@ -325,6 +337,7 @@ class HeadlessProvider(Provider):
         except json.JSONDecodeError:
             raise FetchError(ErrorType.MALFORMED_RESPONSE, f"the {self.engine.name} worker printed no JSON object: "
                              f"{_last_line(run.stderr)}") from None
+        record_hook_refusals(answer.get("blocked"))
         status = answer.get("status")
         error = answer.get("error")
         if error:
@@ -338,6 +351,9 @@ class HeadlessProvider(Provider):
 
     def _answer(self, html: str, *, status: int | None, final_url: str | None, title: str | None = None,
                 redirects: list[str] | None = None, content_type: str | None = None) -> ProviderResult:
+        failure = proxy_page_error(html)
+        if failure is not None:  # the engine showed the guarding proxy's refusal (or failure) as the page
+            raise FetchError(failure.error_type, f"{self.engine.name}: {failure}")
         if self.route == "headless_html":
             content, fmt, title = html, "html", title or _title(html)
         else:

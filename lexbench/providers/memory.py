@@ -1,14 +1,16 @@
 """Peak memory of the processes one provider call runs (issue 22; SPEC §5, engine resources).
 
-A call's engines and workers run as child processes, each in its own process group (Chromium with its
-zygote, renderers and utilities; the Node worker; the extraction worker; crawl4ai beside its browser).
-A :class:`PeakMemory` per call keeps the largest sum, over samples, of the memory of every live member
-of every process group the call watches::
+A call's engines and workers run as child processes, each in its own
+:class:`~lexbench.providers.containment.Container` (a cgroup, or a subreaper's process tree: Chromium
+with its zygote, renderers and utilities; the Node worker; the extraction worker; crawl4ai beside its
+browser; and anything they start, even in a session of its own). A :class:`PeakMemory` per call keeps
+the largest sum, over samples, of the memory of every live member of every container (or bare process
+group) the call watches::
 
     memory = PeakMemory()
-    memory.watch(process.pid)        # a group leader's pid is its group id
+    memory.watch(container)          # or a process group id
     ...                              # the call runs; the sampling thread samples every 0.1 s
-    memory.unwatch(process.pid)      # a last sample, before the group is killed
+    memory.unwatch(container)        # a last sample, before it is killed
     memory.close()                   # after the call: a last sample of what is still watched
     memory.peak_bytes                # e.g. 412_000_256, or None when no sample found a live member
 
@@ -36,6 +38,7 @@ import os
 import threading
 import time
 from collections.abc import Iterable
+from typing import Protocol
 
 SAMPLE_EVERY_S = 0.1
 """Seconds between two samples of a call's processes (recorded as ``metadata.memory_sampled_every_s``)."""
@@ -72,11 +75,20 @@ def process_memory_bytes(pid: int) -> int:
         return 0
 
 
-def groups_memory_bytes(pgids: Iterable[int]) -> int | None:
-    """The summed memory (bytes, :func:`process_memory_bytes`) of every live member of the process groups
-    ``pgids``; ``None`` when none of them has a live member."""
-    pids = [pid for pgid in sorted(set(pgids)) for pid in group_members(pgid)]
-    return sum(process_memory_bytes(pid) for pid in pids) if pids else None
+def groups_memory_bytes(pgids: Iterable[int | Members]) -> int | None:
+    """The summed memory (bytes, :func:`process_memory_bytes`) of every live member of ``pgids``: process
+    group ids, or :class:`Members` (a :class:`~lexbench.providers.containment.Container`: its cgroup or
+    process tree); ``None`` when none of them has a live member. A pid found twice counts once."""
+    pids: set[int] = set()
+    for source in set(pgids):
+        pids.update(group_members(source) if isinstance(source, int) else source.pids())
+    return sum(process_memory_bytes(pid) for pid in sorted(pids)) if pids else None
+
+
+class Members(Protocol):
+    """What a call watches besides a process group: anything that lists its live member pids."""
+
+    def pids(self) -> list[int]: ...
 
 
 class PeakMemory:
@@ -92,7 +104,7 @@ class PeakMemory:
 
     def __init__(self) -> None:
         self.peak_bytes: int | None = None
-        self._groups: set[int] = set()
+        self._groups: set[int | Members] = set()
         self._lock = threading.Lock()
 
     def sample(self) -> int | None:
@@ -104,13 +116,13 @@ class PeakMemory:
                 self.peak_bytes = total
         return total
 
-    def watch(self, pgid: int) -> None:
-        """Count process group ``pgid`` (a group leader's pid) from now on."""
+    def watch(self, pgid: int | Members) -> None:
+        """Count process group ``pgid`` (a group leader's pid), or a container's members, from now on."""
         with self._lock:
             self._groups.add(pgid)
         _SAMPLER.add(self)
 
-    def unwatch(self, pgid: int) -> None:
+    def unwatch(self, pgid: int | Members) -> None:
         """Sample once more (while the group still runs), then stop counting ``pgid``."""
         with self._lock:
             if pgid not in self._groups:

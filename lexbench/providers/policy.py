@@ -201,6 +201,8 @@ def call_and_assess(provider: Provider, case: Case, url: str,
         "resolutions": result.metadata.resolutions or list(trace.resolutions),
         "redirects": result.metadata.redirects or list(trace.redirects),
         **({} if peak is None else {"peak_memory_bytes": peak, "memory_sampled_every_s": trace.memory.every_s}),
+        "containment": result.metadata.containment or trace.containment,
+        "blocked_requests": result.metadata.blocked_requests or list(trace.blocked_requests),
     })
     # None of these fields is read by assess_call: the assessment stands for the final result.
     result = result.model_copy(update={

@@ -39,6 +39,7 @@ from lexbench.providers.call import Deadline, FetchError
 from lexbench.providers.engine_process import EngineProcess, fresh_profile, run_process
 from lexbench.providers.engines import ENGINES, Completion, command_line
 from lexbench.providers.extraction import ExtractionWorker
+from lexbench.providers.guard_proxy import guarded_call, proxy_failure, record_hook_refusals
 from lexbench.providers.headless import (
     KILL_RESERVE_S, WORKERS_DIR, HeadlessProvider, PreflightError, dom_to_markdown, parse_options, probe_version,
     replay_host, which,
@@ -127,11 +128,13 @@ class ReadabilityJs(HeadlessProvider):
 
     def fetch(self, case: Case, timeout: float, url: str) -> ProviderResult:
         deadline = self.begin(case, timeout, text_scope=self.config.text_scope)
-        run = self._run(self._argv(url, replay_host(case, url), output="readability"), deadline)
+        with guarded_call(self.http.guard) as proxy:
+            run = self._run(self._argv(url, replay_host(case, url), proxy, output="readability"), deadline)
         try:
             answer = json.loads(run.stdout)
         except json.JSONDecodeError:
             raise FetchError(ErrorType.MALFORMED_RESPONSE, "the readability-js worker printed no JSON object") from None
+        record_hook_refusals(answer.get("blocked"))
         if answer.get("error"):
             error = answer["error"]
             raise FetchError(_error_type(error.get("type")), f"readability-js: {error.get('message')}",
@@ -241,9 +244,10 @@ class Crawl4ai(HeadlessProvider):
     def fetch(self, case: Case, timeout: float, url: str) -> ProviderResult:
         deadline = self.begin(case, timeout)
         chromium = ENGINES[self.worker_spec.runs_on]
-        with fresh_profile() as profile:
+        with fresh_profile() as profile, guarded_call(self.http.guard) as proxy:
             argv = command_line(chromium, route=self.route, completion=Completion(), binary=which(self.config.binary)
-                                or self.config.binary, url=url, profile=str(profile), replay_host=replay_host(case, url))
+                                or self.config.binary, url=url, proxy=proxy.address, profile=str(profile),
+                                replay_host=replay_host(case, url))
             with EngineProcess(argv) as browser:
                 match = browser.wait_for_line(r"DevTools listening on (ws://\S+)", deadline.remaining())
                 if match is None:
@@ -358,8 +362,11 @@ class LangChain(Provider):
         """One page through the loader; see the class docstring. Raises :class:`FetchError`."""
         self.prepare()
         deadline = Deadline.after(max(timeout - KILL_RESERVE_S, timeout / 2))
-        answer = self._worker.request({"url": url, "separator": self.loader_options.separator,
-                                       "replay": replay_host(case, url) is not None}, deadline)
+        with guarded_call(self.http.guard) as proxy:
+            answer = self._worker.request({"url": url, "separator": self.loader_options.separator,
+                                           "replay": replay_host(case, url) is not None, "proxy": proxy.url}, deadline)
+            if "ProxyError" in str((answer.get("error") or {}).get("message")):
+                raise proxy_failure(proxy, str(answer["error"]["message"]))  # what the proxy refused, and why
         status = answer.get("status")
         metadata = ResultMetadata(engine=self.engine, upstream_status=status, redirects=answer.get("redirects") or [],
                                   content_type=answer.get("content_type"))

@@ -527,9 +527,14 @@ def package_versions() -> dict[str, str]:
 
 
 def host_facts() -> dict[str, Any]:
-    """The machine a session ran on: host name, OS, architecture, CPU count, Python build."""
+    """The machine a session ran on: host name, OS, architecture, CPU count, Python build, and how engine
+    and worker processes are contained there (``engine_containment``: ``{"kind": "cgroup"|"subreaper",
+    "detail": ...}``, :func:`lexbench.providers.containment.containment_mode`; the fallback says why)."""
+    from lexbench.providers.containment import containment_mode  # probes once per process
+
     return {"hostname": socket.gethostname(), "platform": platform.platform(), "machine": platform.machine(),
-            "cpus": os.cpu_count(), "python_implementation": platform.python_implementation()}
+            "cpus": os.cpu_count(), "python_implementation": platform.python_implementation(),
+            "engine_containment": containment_mode().record()}
 
 
 def code_state(package_dir: Path | None = None) -> dict[str, Any]:

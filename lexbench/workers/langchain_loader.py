@@ -6,15 +6,18 @@
 Run by path by :class:`lexbench.providers.thirdparty.LangChain` under the interpreter that has the
 ``langchain`` extra; it imports nothing from lexbench. Frames are a 4-byte big-endian length and UTF-8
 JSON, as in ``lexbench.providers.extract_worker``: first ``{"ready": true}`` once the loader is imported,
-then one answer per request ``{"url", "separator", "replay"}``:
+then one answer per request ``{"url", "separator", "replay", "proxy"}``:
 ``{"page_content", "metadata", "status", "final_url", "redirects", "content_type", "error"}``.
 
 What the loader does is left as it is (``WebBaseLoader(url).load()``: requests with its own headers,
 redirects followed, no timeout, an HTTP error page returned as a Document, the encoding guessed from
 the bytes). A response hook on its ``requests`` session only observes each response, because the
-Document carries neither the status nor the final URL. With ``replay`` the session may reach the
-replay server's own host and port only (any other, e.g. a redirect off the loopback page, is refused
-as ``blocked_network``) and ignores proxy variables.
+Document carries neither the status nor the final URL. Every request goes through the call's
+guarding proxy (``"proxy"`` in the request, lexbench's :mod:`~lexbench.providers.guard_proxy`; proxy
+variables of the environment are ignored), which refuses non-public addresses: a response it refused
+(``X-Lexbench-Blocked``) or a tunnel it refused is ``blocked_network``. With ``replay`` the session may
+reach the replay server's own host and port only (any other, e.g. a redirect off the loopback page,
+is refused as ``blocked_network``).
 """
 
 from __future__ import annotations
@@ -96,6 +99,8 @@ def _error_type(exc: Exception) -> str:
         return "tls"
     if isinstance(exc, requests.Timeout):
         return "timeout"
+    if isinstance(exc, requests.exceptions.ProxyError) and "403" in text:
+        return "blocked_network"  # the guarding proxy refused the tunnel
     if isinstance(exc, requests.ConnectionError):
         if text.startswith("blocked: "):
             return "blocked_network"
@@ -107,13 +112,16 @@ def _error_type(exc: Exception) -> str:
     return "service_error"
 
 
-def load(url: str, separator: str | None, replay: bool) -> dict:
+def load(url: str, separator: str | None, replay: bool, proxy: str | None = None) -> dict:
     """One page through ``WebBaseLoader``; the answer frame described in the module docstring."""
     from langchain_community.document_loaders import WebBaseLoader
 
     loader = WebBaseLoader(url, bs_get_text_kwargs={} if separator is None else {"separator": separator})
     responses: list = []
     loader.session.hooks["response"].append(lambda response, *args, **kwargs: responses.append(response))
+    loader.session.trust_env = False  # no proxy variables, no .netrc: the guarding proxy only
+    if proxy:
+        loader.session.proxies = {"http": proxy, "https": proxy}
     if replay:
         _confine(loader.session, url)
     answer: dict = {"page_content": "", "metadata": {}, "error": None}
@@ -122,6 +130,11 @@ def load(url: str, separator: str | None, replay: bool) -> dict:
         answer.update(page_content=document.page_content, metadata=dict(document.metadata))
     except Exception as exc:  # the loader's failure is the call's, reported with its class
         answer["error"] = {"type": _error_type(exc), "message": f"{type(exc).__name__}: {exc}"[:2000]}
+    proxied = next((r for r in responses if r.headers.get("x-lexbench-blocked") or r.headers.get("x-lexbench-error")), None)
+    if proxied is not None and answer["error"] is None:  # the guarding proxy refused the page or could not reach it
+        blocked = proxied.headers.get("x-lexbench-blocked")
+        answer["error"] = {"type": "blocked_network" if blocked else proxied.headers["x-lexbench-error"],
+                           "message": f"{proxied.url}: {blocked or proxied.text[:500]}"}
     if responses:
         last = responses[-1]
         answer.update(status=last.status_code, final_url=last.url, redirects=[r.url for r in responses[1:]],
@@ -153,7 +166,7 @@ def main() -> None:
         if payload is None:
             return
         request = json.loads(payload)
-        _write(answers, load(request["url"], request.get("separator"), bool(request.get("replay"))))
+        _write(answers, load(request["url"], request.get("separator"), bool(request.get("replay")), request.get("proxy")))
 
 
 if __name__ == "__main__":

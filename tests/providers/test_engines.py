@@ -23,7 +23,7 @@ CHROMIUM = {"binary": "/usr/bin/chromium", "expected_version": "156"}
 
 def argv(engine: str, completion: Completion = Completion(), *, replay: bool = True) -> list[str]:
     return command_line(ENGINES[engine], route="headless_markdown", completion=completion, binary="/usr/bin/chromium",
-                        url="http://127.0.0.1:1234/replay/x", profile="/tmp/lexbench-profile-1",
+                        url="http://127.0.0.1:1234/replay/x", proxy="127.0.0.1:3128", profile="/tmp/lexbench-profile-1",
                         replay_host="127.0.0.1" if replay else None, worker="worker.mjs")
 
 
@@ -41,13 +41,17 @@ def test_every_engine_offers_both_routes_with_their_contracts():
 
 
 @pytest.mark.parametrize("engine", ["chromium-dump-dom", "chromium-cdp"])
-def test_chromium_runs_quietly_in_a_fresh_profile_and_replay_confines_it(engine):
+def test_chromium_runs_quietly_in_a_fresh_profile_behind_the_guarding_proxy_live_or_replay(engine):
     replay = argv(engine)
     for flag in ("--headless", "--disable-background-networking", "--disable-component-update", "--disable-sync",
                  "--user-data-dir=/tmp/lexbench-profile-1"):
         assert flag in replay
-    assert "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1" in replay
-    assert not any(a.startswith("--host-resolver-rules") for a in argv(engine, replay=False))
+    guard = ["--proxy-server=http://127.0.0.1:3128", "--proxy-bypass-list=<-loopback>",
+             "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
+             "--force-webrtc-ip-handling-policy=disable_non_proxied_udp"]
+    for mode in (replay, argv(engine, replay=False)):
+        assert all(flag in mode for flag in guard) and "--disable-quic" in mode
+        assert sum(a.startswith("--host-resolver-rules") for a in mode) == 1
 
 
 def test_cdp_server_arguments_only_where_the_engine_has_a_cdp_server():
@@ -61,7 +65,7 @@ def test_completion_reaches_the_command_line_of_one_shot_and_worker_engines():
     assert "--virtual-time-budget=4000" in budget and "--timeout=9000" in budget
     worker = argv("jsdom", Completion(selector="article p", min_count=3, delay_ms=200))
     assert ["--selector=article p", "--min-count=3", "--delay-ms=200"] == worker[3:6]
-    assert "--allow-host=127.0.0.1" in worker
+    assert "--allow-host=127.0.0.1" in worker and "--proxy=http://127.0.0.1:3128" in worker
 
 
 @pytest.mark.parametrize(("engine", "completion", "refusal"), [

@@ -25,6 +25,9 @@ from lexbench.providers.engines import ENGINES, parse_version
 from lexbench.providers.headless import NODE_WORKER, HeadlessHtml, HeadlessMarkdown, check_playwright, which
 from lexbench.providers.policy import RuntimePolicy, call_provider
 from lexbench.providers.thirdparty import Crawl4ai, ReadabilityJs
+from lexbench.providers import base as provider_base
+from lexbench.providers.guard import NetworkGuard
+from lexbench.providers.http import HttpBoundary
 from tests.suite_factory import ARTICLES, write_suite
 
 pytestmark = pytest.mark.slow  # starts processes or servers: make test-fast leaves it out
@@ -138,6 +141,15 @@ ENGINE_NAMES = sorted(ENGINES)
 
 
 @pytest.fixture(autouse=True)
+def pages_are_the_replay_server(monkeypatch, pages):
+    """``pages`` plays the replay server: as the plugin does for it, the providers' guard (which every
+    engine request passes, through the guarding proxy) exempts exactly its address."""
+    port = int(pages.base.rsplit(":", 1)[1])
+    monkeypatch.setattr(provider_base, "HttpBoundary",
+                        lambda: HttpBoundary(guard=NetworkGuard.allowing(("127.0.0.1", port))))
+
+
+@pytest.fixture(autouse=True)
 def no_engine_left_behind(tmp_path, monkeypatch, pages):
     """Profiles of this test's engines go under its tmp_path, so the check sees only its own processes
     (other xdist workers run engines at the same time)."""
@@ -237,15 +249,17 @@ def test_the_deadline_kills_the_engine_and_nothing_is_left_running(engine_name, 
 
 
 @pytest.mark.parametrize("engine_name", ENGINE_NAMES)
-def test_in_replay_mode_the_engine_reaches_only_the_replay_server(engine_name, suite, pages, outside):
+def test_live_or_replay_the_engine_reaches_only_what_the_guard_allows(engine_name, suite, pages, outside):
     provider = HeadlessMarkdown("m", options(engine_name))
     url = pages.base + "/outside"
     replayed = call_provider(provider, suite.cases[0], url, POLICY)
     assert replayed.success and "Replayed text." in replayed.content
     assert "Fetched from outside." not in replayed.content and outside.hits == []
-    live = call_provider(provider, suite.cases[0].model_copy(update={"url": url}), url, POLICY)  # the case's own URL
-    assert "Fetched from outside." in live.content and outside.hits == ["/script.js"]
-    outside.hits.clear()
+    # The case's own URL (live): the page is the guard's exempt address here, its script on 127.0.0.2 is not.
+    live = call_provider(provider, suite.cases[0].model_copy(update={"url": url}), url, POLICY)
+    assert live.success and "Fetched from outside." not in live.content and outside.hits == []
+    assert any(line.startswith(f"{outside.base}/script.js: refused") and "loopback address" in line
+               for line in live.metadata.blocked_requests), live.metadata.blocked_requests
 
 
 def test_a_refused_connection_is_a_connect_failure(suite):
@@ -255,7 +269,8 @@ def test_a_refused_connection_is_a_connect_failure(suite):
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     for engine_name in ENGINE_NAMES:
-        result = call_provider(HeadlessMarkdown("m", options(engine_name)), suite.cases[0],
+        exempt = HttpBoundary(guard=NetworkGuard.allowing(("127.0.0.1", port)))  # as the replay server's is
+        result = call_provider(HeadlessMarkdown("m", options(engine_name), http=exempt), suite.cases[0],
                                f"http://127.0.0.1:{port}/x", POLICY)
         assert result.error_type is ErrorType.CONNECT, (engine_name, result.error_message)
 

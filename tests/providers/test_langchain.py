@@ -23,6 +23,8 @@ import pytest
 import lexbench
 from lexbench.answer import ErrorType
 from lexbench.dataset.suite import load_suite
+from lexbench.providers.guard import NetworkGuard
+from lexbench.providers.http import HttpBoundary
 from lexbench.providers.policy import RuntimePolicy, call_provider
 from lexbench.providers.thirdparty import LANGCHAIN_PINS, LangChain
 from lexbench.replay import ReplayServer
@@ -108,9 +110,16 @@ def pages(away):
     pages.close()
 
 
+def replaying(base: str) -> HttpBoundary:
+    """The boundary the plugin builds in replay mode: its guard (which the loader's requests pass,
+    through the guarding proxy) exempts exactly the replay server at ``base``, here played by ``Pages``."""
+    host, port = base.removeprefix("http://").rsplit(":", 1)
+    return HttpBoundary(guard=NetworkGuard.allowing((host, int(port))))
+
+
 @pytest.fixture(scope="module")
-def provider():
-    provider = LangChain("langchain")
+def provider(pages):
+    provider = LangChain("langchain", http=replaying(pages.base))
     yield provider
     provider.close()
 
@@ -185,7 +194,7 @@ def test_in_replay_mode_a_redirect_off_the_replay_server_is_refused(suite, pages
 
 @needs_extra
 def test_a_page_that_never_answers_is_killed_at_the_deadline_and_the_next_call_works(suite, pages):
-    provider = LangChain("langchain-hang")
+    provider = LangChain("langchain-hang", http=replaying(pages.base))
     try:
         provider.prepare()  # untimed: the child starts and imports the loader
         pid = provider._worker.pid
@@ -200,10 +209,14 @@ def test_a_page_that_never_answers_is_killed_at_the_deadline_and_the_next_call_w
 
 
 @needs_extra
-def test_a_replayed_demo_page_is_fetched_and_scored(suite, provider):
+def test_a_replayed_demo_page_is_fetched_and_scored(suite):
     case = suite.cases[0]
     with ReplayServer({case.id: (suite.captures[case.id], case.capture.content_type)}) as server:
-        result = call_provider(provider, case, server.url_for(case.id), POLICY)
+        provider = LangChain("langchain", http=replaying(server.base_url))
+        try:
+            result = call_provider(provider, case, server.url_for(case.id), POLICY)
+        finally:
+            provider.close()
     assert result.success and result.metadata.upstream_status == 200
     verdict = lexbench.assert_passes(case, result)
     assert "call ok (upstream 200" in verdict.explanation
