@@ -17,17 +17,24 @@ from pathlib import Path
 import pytest
 
 from lexbench.cli import main as lexbench
-from tests.reliability.test_certification import GIT, PLANTED_CONFTEST, REPO, git
+from tests.reliability.test_certification import GIT, REPO, git
 
 pytestmark = [pytest.mark.skipif(GIT is None, reason="git is not installed"), pytest.mark.slow]  # git, pytest
 
-# Code run at Python's start by a planted .pth line: once lexbench.scoring is imported, every verdict passes.
+# A planted plugin or conftest: every verdict of the scorer (as the items call it) becomes a pass.
+ALWAYS_PASS = '''import lexbench.scoring.budget as budget
+from lexbench.verdict import Outcome
+
+_evaluate = budget.evaluate_response
+budget.evaluate_response = lambda *args, **kwargs: _evaluate(*args, **kwargs).model_copy(update={"outcome": Outcome.PASS})
+'''
+# Code run at Python's start by a planted .pth line: the same, once lexbench.scoring.budget is imported.
 PATCH_ON_IMPORT = '''import importlib.abc, importlib.util, sys
 
 
 class _Patch(importlib.abc.MetaPathFinder):
     def find_spec(self, name, path=None, target=None):
-        if name != "lexbench.scoring":
+        if name != "lexbench.scoring.budget":
             return None
         sys.meta_path.remove(self)
         spec = importlib.util.find_spec(name)
@@ -82,12 +89,12 @@ def test_planted_code_does_not_certify(clone, tmp_path, bypass):
     if bypass == "pyvenv.cfg beside a conftest":
         planted = [clone / "cases" / "pyvenv.cfg", clone / "cases" / "conftest.py"]
         planted[0].write_text("home = /usr/bin\n")
-        planted[1].write_text(PLANTED_CONFTEST)
+        planted[1].write_text(ALWAYS_PASS)
         named = "cases/conftest.py"
     elif bypass == "cases/runs/conftest.py":
         (clone / "cases" / "runs").mkdir()
         planted = [clone / "cases" / "runs" / "conftest.py", clone / "cases" / "runs"]
-        planted[0].write_text(PLANTED_CONFTEST)
+        planted[0].write_text(ALWAYS_PASS)
         named = "cases/runs/conftest.py"
     elif bypass == ".pth in the venv":
         # Inert in every other process: it runs the patch only when this test's variable names it.
@@ -99,7 +106,7 @@ def test_planted_code_does_not_certify(clone, tmp_path, bypass):
         named = str(planted[0])
     else:
         planted = [site_packages() / f"{token}.py"]  # importable, but only this run names it
-        planted[0].write_text(PLANTED_CONFTEST)
+        planted[0].write_text(ALWAYS_PASS)
         env = {"PYTEST_ADDOPTS": f"-p {token}"}
         named = str(planted[0])
     try:
