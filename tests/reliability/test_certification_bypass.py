@@ -101,7 +101,7 @@ def test_planted_code_does_not_certify(clone, tmp_path, bypass):
         payload = tmp_path / "payload.py"
         payload.write_text(PATCH_ON_IMPORT)
         planted = [site_packages() / f"{token}.pth"]
-        planted[0].write_text(f'import os; p = os.environ.get("{token.upper()}"); p and exec(open(p).read())\n')
+        planted[0].write_text(f'import os; p = os.environ.get("{token.upper()}"); p and exec(open(p).read(), {{}})\n')
         env = {token.upper(): str(payload)}
         named = str(planted[0])
     else:
