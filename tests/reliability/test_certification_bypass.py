@@ -28,30 +28,24 @@ from lexbench.verdict import Outcome
 _evaluate = budget.evaluate_response
 budget.evaluate_response = lambda *args, **kwargs: _evaluate(*args, **kwargs).model_copy(update={"outcome": Outcome.PASS})
 '''
-# Code run at Python's start by a planted .pth line: the same, once lexbench.scoring.budget is imported.
-PATCH_ON_IMPORT = '''import importlib.abc, importlib.util, sys
+# Code run at Python's start by a planted .pth line: the same, as soon as lexbench.scoring.budget is imported
+# (pytest's assertion rewriter imports lexbench, an entry-point plugin, so an import hook would not see it).
+PATCH_ON_IMPORT = '''import builtins, sys
+
+_import = builtins.__import__
 
 
-class _Patch(importlib.abc.MetaPathFinder):
-    def find_spec(self, name, path=None, target=None):
-        if name != "lexbench.scoring.budget":
-            return None
-        sys.meta_path.remove(self)
-        spec = importlib.util.find_spec(name)
-        run = spec.loader.exec_module
-
-        def exec_module(module):
-            run(module)
-            evaluate = module.evaluate_response
-            from lexbench.verdict import Outcome
-            module.evaluate_response = lambda case, result: evaluate(case, result).model_copy(
-                update={"outcome": Outcome.PASS})
-
-        spec.loader.exec_module = exec_module
-        return spec
+def _patched_import(*args, **kwargs):
+    module = _import(*args, **kwargs)
+    budget = sys.modules.get("lexbench.scoring.budget")
+    if budget is not None and hasattr(budget, "evaluate_response") and not hasattr(budget, "_planted"):
+        evaluate = budget._planted = budget.evaluate_response
+        from lexbench.verdict import Outcome
+        budget.evaluate_response = lambda *a, **k: evaluate(*a, **k).model_copy(update={"outcome": Outcome.PASS})
+    return module
 
 
-sys.meta_path.insert(0, _Patch())
+builtins.__import__ = _patched_import
 '''
 UNSET = ("PYTHONPATH", "PYTEST_ADDOPTS", "PYTEST_PLUGINS")
 
