@@ -10,14 +10,17 @@ A run started with ``--certified`` is refused unless
 3. its configuration is clean and recorded: the lexbench code is a committed revision — no file that
    pytest or Python could load differs from the commit (:func:`lexbench.checkout.loadable_tree`), no uncommitted change
    under ``lexbench/`` or ``providers/``, pytest's rootdir is the checkout and ``sys.path`` holds
-   nothing outside the checkout and the Python environment — and every credential the selected
-   providers name is set, so no item is lost to the operator's setup;
+   nothing outside the checkout and the Python environment; every plugin, conftest, module and
+   ``.pth`` file the session loaded is the commit's, lexbench's, a pinned dependency's (by its
+   ``RECORD`` hash), the installer's or the standard library's (:mod:`lexbench.run.provenance`,
+   checked again at the end) — and every credential the selected providers name is set, so no item
+   is lost to the operator's setup;
 4. its suite is reviewed and its public bindings verify: every binding file is present and
    :func:`lexbench.dataset.checks.validate_suite` finds no problem.
 
 At the end of the session the run is certified only if, in addition, every expected item has a
-result (a killed run becomes certified once resumed to completion). ``--measure-only`` never
-certifies.
+result (a killed run becomes certified once resumed to completion); it then writes its certification
+record, which a merge verifies (:mod:`lexbench.run.attestation`). ``--measure-only`` never certifies.
 """
 
 from __future__ import annotations
