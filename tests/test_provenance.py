@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from lexbench.checkout import blob_sha1
+from lexbench.run.checkout import blob_sha1
 from lexbench.run.provenance import Provenance, dependency_closure, loaded_code
 
 

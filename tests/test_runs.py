@@ -13,7 +13,7 @@ import time
 import pytest
 
 from lexbench.cli import main as lexbench
-from lexbench.record import load_rows
+from lexbench.run.record import load_rows
 from tests.suite_factory import ARTICLES, write_suite
 
 pytestmark = pytest.mark.slow  # starts processes or servers: make test-fast leaves it out
@@ -36,10 +36,10 @@ def _slow(self, case, timeout, url):
 ReferenceEcho.fetch = _slow
 '''
 CLEAN_CODE = '''
-import lexbench.record
+import lexbench.run.record
 import lexbench.run.session
 
-lexbench.record.code_state = lambda *args, **kwargs: {"git": {"commit": "0" * 40, "uncommitted": []}}
+lexbench.run.record.code_state = lambda *args, **kwargs: {"git": {"commit": "0" * 40, "uncommitted": []}}
 # this conftest, outside any checkout, is foreign code: certify the other requirements as if it were not
 lexbench.run.session.session_code = lambda *args, **kwargs: {
     "argv": [], "environment": {}, "plugins": [], "conftests": [], "pth": [], "distributions": [], "foreign": [],

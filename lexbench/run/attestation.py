@@ -5,7 +5,7 @@ When a ``--certified`` run (or shard) reaches certification, its manifest's ``ce
 
 - ``record``: ``suite`` and ``dataset_sha256``; ``shard`` (``"K/N"``, ``null`` for a whole run);
   ``configuration_sha256``; ``code`` (the commit, git's tree hash and the sha256 over the checkout's
-  loadable files, :mod:`lexbench.checkout`); ``loaded_sha256`` and ``distributions`` (the code the
+  loadable files, :mod:`lexbench.run.checkout`); ``loaded_sha256`` and ``distributions`` (the code the
   session loaded, :mod:`lexbench.run.provenance`); ``items`` and ``rows_sha256`` (sha256 of its rows,
   sorted by item, one JSON line each as ``results.jsonl`` holds them); a merged run adds ``shards``,
   the ``record_sha256`` of each shard it merged;

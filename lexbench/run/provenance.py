@@ -1,6 +1,6 @@
 """What a certified session loaded, and where each piece of it comes from (issue 27, item 4; SPEC §6).
 
-:mod:`lexbench.checkout` compares the checkout's files with its commit, but code also reaches a pytest
+:mod:`lexbench.run.checkout` compares the checkout's files with its commit, but code also reaches a pytest
 session from the Python environment: a plugin named by ``-p`` (on the command line, in
 ``PYTEST_ADDOPTS`` or the ini's ``addopts``) or by ``PYTEST_PLUGINS``, an installed ``pytest11`` entry
 point, a ``.pth`` file of a site directory (``site`` runs its ``import`` lines at every start of
@@ -55,7 +55,7 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion
 
-from lexbench.checkout import blob_sha1, parse_ls_tree
+from lexbench.run.checkout import blob_sha1, parse_ls_tree
 
 ENVIRONMENT_VARIABLES = ("PYTEST_ADDOPTS", "PYTEST_PLUGINS", "PYTEST_DISABLE_PLUGIN_AUTOLOAD", "PYTHONPATH",
                          "PYTHONSTARTUP", "PYTHONHOME", "PYTHONUSERBASE", "PYTHONNOUSERSITE", "PYTHONSAFEPATH",
@@ -165,7 +165,7 @@ def _record_hash(data: bytes) -> str:
 
 class Provenance:
     """Says where a loaded file comes from (:class:`Origin`): the checkout at ``root`` (``committed``:
-    :func:`lexbench.checkout.parse_ls_tree` of its commit; ``root`` ``None`` for an installed
+    :func:`lexbench.run.checkout.parse_ls_tree` of its commit; ``root`` ``None`` for an installed
     lexbench), the installed distributions of ``site_dirs``, or the standard library."""
 
     def __init__(self, root: Path | None, committed: Mapping[str, str], site_dirs: Sequence[Path]) -> None:
@@ -252,7 +252,7 @@ def committed_files(root: Path) -> dict[str, str]:
 
 def session_code(plugins: Sequence[tuple[str, str | None]], *, code: Mapping[str, Any], argv: Sequence[str],
                  environ: Mapping[str, str]) -> dict[str, Any]:
-    """:func:`loaded_code` for a session whose code is ``code`` (:func:`lexbench.record.code_state`):
+    """:func:`loaded_code` for a session whose code is ``code`` (:func:`lexbench.run.record.code_state`):
     its checkout's root and commit, or none for an installed lexbench."""
     git = code.get("git") or {}
     root = Path(git["root"]) if git.get("root") else None

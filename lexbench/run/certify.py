@@ -8,7 +8,7 @@ A run started with ``--certified`` is refused unless
 2. it runs every item: no ``-k`` or ``-m`` subset (``--shard`` and ``--resume`` are fine — the merged
    or resumed run still covers every item);
 3. its configuration is clean and recorded: the lexbench code is a committed revision — no file that
-   pytest or Python could load differs from the commit (:func:`lexbench.checkout.loadable_tree`), no uncommitted change
+   pytest or Python could load differs from the commit (:func:`lexbench.run.checkout.loadable_tree`), no uncommitted change
    under ``lexbench/`` or ``providers/``, pytest's rootdir is the checkout and ``sys.path`` holds
    nothing outside the checkout and the Python environment; every plugin, conftest, module and
    ``.pth`` file the session loaded is the commit's, lexbench's, a pinned dependency's (by its
@@ -53,7 +53,7 @@ def certification_problems(*, providers_option: str | None, keyword: str, markex
                            loaded: Mapping[str, Any] | None = None) -> tuple[list[str], list[str]]:
     """Check the four requirements of the module docstring.
 
-    ``code`` is :func:`lexbench.record.code_state`'s record; ``loaded`` the code the session loaded
+    ``code`` is :func:`lexbench.run.record.code_state`'s record; ``loaded`` the code the session loaded
     (:func:`lexbench.run.provenance.loaded_code`: plugins, conftests, modules, ``.pth`` files), each
     foreign piece a problem; ``credential_variables`` the environment variables the selected providers name. Returns ``(checks, problems)``: one line per requirement
     met, and one actionable line per requirement not met (empty when the run may be certified).
