@@ -37,7 +37,6 @@ from __future__ import annotations
 import base64
 import csv
 import hashlib
-import json
 import os
 import site
 import subprocess
@@ -55,6 +54,7 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion
 
+from lexbench.jsonfile import canonical_sha256
 from lexbench.run.checkout import blob_sha1, parse_ls_tree
 
 ENVIRONMENT_VARIABLES = ("PYTEST_ADDOPTS", "PYTEST_PLUGINS", "PYTEST_DISABLE_PLUGIN_AUTOLOAD", "PYTHONPATH",
@@ -95,7 +95,11 @@ def site_directories() -> list[Path]:
     folders = [Path(p) for p in site.getsitepackages()]
     if site.ENABLE_USER_SITE:
         folders.append(Path(site.getusersitepackages()))
-    return [folder for folder in dict.fromkeys(folders) if folder.is_dir()]
+    unique: dict[Path, Path] = {}  # by the folder it is: lib64/ → lib/ is one site directory
+    for folder in folders:
+        if folder.is_dir():
+            unique.setdefault(folder.resolve(), folder)
+    return list(unique.values())
 
 
 def _installed(site_dirs: Sequence[Path]) -> tuple[dict[str, _Owner], dict[str, metadata.Distribution]]:
@@ -299,7 +303,7 @@ def loaded_code(plugins: Sequence[tuple[str, str | None]], *, root: Path | None,
         "distributions": supplied,
         "foreign": foreign,
     }
-    record["sha256"] = hashlib.sha256(json.dumps(record, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+    record["sha256"] = canonical_sha256(record)
     return record
 
 
