@@ -13,6 +13,7 @@ loader reports its own error class (:class:`~lexbench.errors.RulesError`,
 from __future__ import annotations
 
 import errno
+import hashlib
 import json
 import os
 import re
@@ -205,3 +206,9 @@ def validation_problem(error: Mapping[str, Any], *, root: str = "the top level")
     if error["type"] in OBJECT_ERRORS:
         problem = f"expected a JSON object, got {json_kind(error.get('input'))}"
     return f"{where}: {problem}"
+
+
+def canonical_sha256(value: Any) -> str:
+    """sha256 of ``value`` as canonical JSON (sorted keys, compact separators, UTF-8)."""
+    text = json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()

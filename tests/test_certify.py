@@ -36,6 +36,8 @@ def test_a_clean_explicit_run_over_verified_bindings_passes(suite):
      "could load or that lexbench runs (lexbench/plugin.py)"),
     ({"credential_variables": ["EXA_API_KEY"]}, "EXA_API_KEY unset or empty"),
     ({"review_status": "imported_unreviewed"}, "imported_unreviewed, not reviewed"),
+    ({"loaded": {"foreign": ["/venv/site-packages/x.pth (x.pth): listed in no installed distribution's RECORD"]}},
+     "neither the checkout's commit, lexbench nor a pinned dependency (/venv/site-packages/x.pth (x.pth)"),
 ])
 def test_each_requirement_names_its_problem(suite, overrides, problem):
     _, problems = check(suite, **overrides)

@@ -37,8 +37,13 @@ ReferenceEcho.fetch = _slow
 '''
 CLEAN_CODE = '''
 import lexbench.run.record
+import lexbench.run.session
 
 lexbench.run.record.code_state = lambda *args, **kwargs: {"git": {"commit": "0" * 40, "uncommitted": []}}
+# this conftest, outside any checkout, is foreign code: certify the other requirements as if it were not
+lexbench.run.session.session_code = lambda *args, **kwargs: {
+    "argv": [], "environment": {}, "plugins": [], "conftests": [], "pth": [], "distributions": [], "foreign": [],
+    "modules": {"count": 0, "by_origin": {}, "sha256": "0" * 64}, "sha256": "0" * 64}
 '''
 
 

@@ -32,7 +32,9 @@ from __future__ import annotations
 
 import gc
 import os
+import shlex
 import sys
+import types
 from pathlib import Path
 
 import pytest
@@ -164,7 +166,8 @@ def _open_run(state: BenchState, suite: Suite) -> None:
         shard=state.shard, measure_only=option_value(config, "measure_only"),
         certified=option_value(config, "certified"),
         keyword=config.getoption("keyword"), markexpr=config.getoption("markexpr"),
-        workers=len(_gateway_specs(config)), worker_cpus=state.worker_cpus)
+        workers=len(_gateway_specs(config)), worker_cpus=state.worker_cpus,
+        effective_argv=_effective_argv(config), plugins=lambda: _registered_plugins(config))
     try:
         if request.resume or request.certified:
             state.session = session = RunSession.open(request)
@@ -175,6 +178,24 @@ def _open_run(state: BenchState, suite: Suite) -> None:
     except RunError as exc:
         raise pytest.UsageError(str(exc)) from None
     state.dataset_sha256, state.configuration_sha256 = suite.dataset_sha256, configuration_sha256_of(request)
+
+
+def _effective_argv(config: pytest.Config) -> list[str]:
+    """The arguments pytest parsed, in its order: the ini's ``addopts``, ``PYTEST_ADDOPTS``, the command line."""
+    return [*config.getini("addopts"), *shlex.split(os.environ.get("PYTEST_ADDOPTS", "")),
+            *config.invocation_params.args]
+
+
+def _registered_plugins(config: pytest.Config) -> list[tuple[str, str | None]]:
+    """Every plugin pytest has registered (conftests included) as (name, file of the module that
+    defines it); a plugin object counts by its class's module. Blocked names (``-p no:x``) hold none."""
+    found = []
+    for name, plugin in config.pluginmanager.list_name_plugin():
+        if plugin is None:
+            continue
+        module = plugin if isinstance(plugin, types.ModuleType) else sys.modules.get(type(plugin).__module__)
+        found.append((str(name), getattr(module, "__file__", None)))
+    return found
 
 
 def _start_run(config: pytest.Config) -> None:

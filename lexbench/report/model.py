@@ -24,6 +24,7 @@ from lexbench.run import stats
 from lexbench.dataset.flags import flag_explanation
 from lexbench.run.record import RESPONSES_DIR, RunRow, scorer_version
 from lexbench.report.memory import memory_figures
+from lexbench.run.attestation import record_problems
 from lexbench.text import counted
 from lexbench.verdict import Component, Outcome
 
@@ -304,8 +305,9 @@ def response_link(row: RunRow) -> str | None:
 
 
 
-def _run_facts(manifest: dict[str, Any]) -> dict[str, Any]:
+def _run_facts(manifest: dict[str, Any], rows: Sequence[RunRow]) -> dict[str, Any]:
     # Only what is the same for every session and shard of one run: never argv, host, times or shard.
+    # Certified only when its certification record verifies against these rows (lexbench.run.attestation).
     suite = manifest.get("suite", {})
     run = manifest.get("run", {})
     configuration = manifest.get("configuration", {})
@@ -317,7 +319,8 @@ def _run_facts(manifest: dict[str, Any]) -> dict[str, Any]:
         "mode": configuration.get("mode", manifest.get("mode")),
         "runtime_policy": configuration.get("runtime_policy"),
         "measure_only": bool(run.get("measure_only")),
-        "certified": bool(certification.get("certified")) if run.get("certified_requested") else None,
+        "certified": (bool(certification.get("certified")) and not record_problems(manifest, rows))
+        if run.get("certified_requested") else None,
         "scorer_version": scorer_version(manifest),
     }
     if manifest.get("approvals"):  # a run merged with approved historical configurations (lexbench.run.approvals)
@@ -371,7 +374,7 @@ def _report_data(rows: list[RunRow], manifest: dict[str, Any], summaries: list[P
     comparisons = compare(rows, summaries)
     providers = [s.provider for s in summaries]
     flagged = sorted({(r.case, f) for r in rows for f in r.flags})
-    run = _run_facts(manifest)
+    run = _run_facts(manifest, rows)
     if imported is not None:
         run["suite"]["import"] = {"format": imported.get("format"), "caveats": list(imported.get("notes") or [])}
     report: dict[str, Any] = {

@@ -10,14 +10,17 @@ A run started with ``--certified`` is refused unless
 3. its configuration is clean and recorded: the lexbench code is a committed revision — no file that
    pytest or Python could load differs from the commit (:func:`lexbench.run.checkout.loadable_tree`), no uncommitted change
    under ``lexbench/`` or ``providers/``, pytest's rootdir is the checkout and ``sys.path`` holds
-   nothing outside the checkout and the Python environment — and every credential the selected
-   providers name is set, so no item is lost to the operator's setup;
+   nothing outside the checkout and the Python environment; every plugin, conftest, module and
+   ``.pth`` file the session loaded is the commit's, lexbench's, a pinned dependency's (by its
+   ``RECORD`` hash), the installer's or the standard library's (:mod:`lexbench.run.provenance`,
+   checked again at the end) — and every credential the selected providers name is set, so no item
+   is lost to the operator's setup;
 4. its suite is reviewed and its public bindings verify: every binding file is present and
    :func:`lexbench.dataset.checks.validate_suite` finds no problem.
 
 At the end of the session the run is certified only if, in addition, every expected item has a
-result (a killed run becomes certified once resumed to completion). ``--measure-only`` never
-certifies.
+result (a killed run becomes certified once resumed to completion); it then writes its certification
+record, which a merge verifies (:mod:`lexbench.run.attestation`). ``--measure-only`` never certifies.
 """
 
 from __future__ import annotations
@@ -32,14 +35,27 @@ from lexbench.dataset.suite import is_committed, registry_for
 from lexbench.providers.credentials import missing_variables
 
 
+def loaded_code_problems(loaded: Mapping[str, Any]) -> list[str]:
+    """One problem naming the foreign code ``loaded`` lists (:func:`lexbench.run.provenance.loaded_code`),
+    or none."""
+    foreign = loaded.get("foreign") or []
+    if not foreign:
+        return []
+    return [f"the session loaded {len(foreign)} file(s) that are neither the checkout's commit, lexbench nor a pinned "
+            f"dependency ({'; '.join(foreign[:5])}{'; …' if len(foreign) > 5 else ''}); remove them (a planted "
+            "conftest, plugin or .pth file; a package pyproject.toml does not pin: pip uninstall it), unset "
+            "PYTEST_ADDOPTS/PYTEST_PLUGINS that name them, and reinstall a changed package"]
+
+
 def certification_problems(*, providers_option: str | None, keyword: str, markexpr: str, code: Mapping[str, Any],
                            credential_variables: Iterable[str], suite_root: Path, review_status: str,
-                           environ: Mapping[str, str] | None = None,
-                           project_root: Path | None = None) -> tuple[list[str], list[str]]:
+                           environ: Mapping[str, str] | None = None, project_root: Path | None = None,
+                           loaded: Mapping[str, Any] | None = None) -> tuple[list[str], list[str]]:
     """Check the four requirements of the module docstring.
 
-    ``code`` is :func:`lexbench.run.record.code_state`'s record; ``credential_variables`` the environment
-    variables the selected providers name. Returns ``(checks, problems)``: one line per requirement
+    ``code`` is :func:`lexbench.run.record.code_state`'s record; ``loaded`` the code the session loaded
+    (:func:`lexbench.run.provenance.loaded_code`: plugins, conftests, modules, ``.pth`` files), each
+    foreign piece a problem; ``credential_variables`` the environment variables the selected providers name. Returns ``(checks, problems)``: one line per requirement
     met, and one actionable line per requirement not met (empty when the run may be certified).
     """
     checks: list[str] = []
@@ -68,8 +84,14 @@ def certification_problems(*, providers_option: str | None, keyword: str, markex
     if git and git.get("root") and project_root is not None and Path(git["root"]) != Path(project_root).resolve():
         problems.append(f"pytest's rootdir {project_root} is not the lexbench checkout {git['root']}: its conftest.py "
                         "and configuration are not part of the recorded revision; run pytest from the checkout")
+    if loaded is not None:
+        problems += loaded_code_problems(loaded)
     if len(problems) == before:
         checks.append(f"clean code: {'commit ' + git['commit'][:12] if git else 'installed package'}")
+        if loaded is not None:
+            checks.append(f"loaded code: {len(loaded['plugins'])} plugin(s), {len(loaded['conftests'])} conftest(s), "
+                          f"{loaded['modules']['count']} module(s), {len(loaded['pth'])} .pth file(s), each the "
+                          "commit's, lexbench's, a pinned dependency's, the installer's or the standard library's")
     missing = missing_variables(sorted(set(credential_variables)), environ)
     if missing:
         problems.append(f"credential variable(s) {', '.join(missing)} unset or empty: their items would be "

@@ -16,31 +16,63 @@ LOADABLE_NAMES = frozenset({"pytest.ini", ".pytest.ini", "tox.ini", "setup.cfg",
 LOADABLE_SUFFIXES = (".py", ".pyw", ".pyc", ".pth", ".so", ".pyd")
 """Files Python may import or execute: sources, bytecode without source, ``.pth`` path hooks (run by
 ``site`` when their folder is a site directory) and extension modules."""
-SKIPPED_DIRS = frozenset({".git", "build", "runs", "node_modules", "__pycache__"})
-"""Folders not scanned as files: git's own store; ``build/`` (pip's and the imported suites' output) and
-``runs/`` (run records), both ignored by git and never on ``sys.path`` nor collected by a benchmark
-session (it collects ``cases/`` only); the Node worker's ``node_modules``; and ``__pycache__``, the
-bytecode cache, which Python uses only beside its source: each cache it would load instead of a
-source is checked to hold that source's code (:func:`_forged_caches`). A folder holding ``pyvenv.cfg``
-(the project's ``.venv``) is the Python environment, identified in the manifest by its package
-versions, and is skipped too."""
+SKIPPED_DIRS = frozenset({".git", "build", "runs"})
+"""Top-level folders of the checkout that are not scanned, each one lexbench or git creates there and
+nothing else: git's own store; ``build/`` (pip's and the imported suites' output) and ``runs/`` (the
+default run records). Only these exact folders at the checkout's root: a ``runs/`` or ``build/`` folder
+anywhere else is scanned like any other (issue 27, item 4). They are never on ``sys.path`` (an entry
+inside one counts as outside the checkout, :attr:`LoadableTree.outside_sys_path`), and a conftest
+pytest loads from one is refused by what it loaded (:mod:`lexbench.run.provenance`)."""
+NODE_WORKER_MODULES = "providers/workers/readability-js/node_modules"
+"""The Node worker's packages, which ``make workers`` installs there (npm's, never imported by Python)."""
+VENV_NAME = ".venv"
+"""The virtual environment ``make setup`` creates: skipped only at the checkout's root, only when it holds
+``pyvenv.cfg`` and only when it is the running Python's environment (``sys.prefix``); its installed
+files are checked against their distributions' ``RECORD`` instead (:mod:`lexbench.run.provenance`).
+Any other folder holding ``pyvenv.cfg`` is scanned. ``__pycache__`` folders are not scanned as files:
+each cache Python would load instead of a source is checked to hold that source's code
+(:func:`_forged_caches`)."""
+
+
+def skipped_paths(root: Path) -> frozenset[str]:
+    """The checkout-relative paths :func:`loadable_tree` does not scan (see :data:`SKIPPED_DIRS`,
+    :data:`NODE_WORKER_MODULES`, :data:`VENV_NAME`): those present, as POSIX paths."""
+    skipped = {name for name in SKIPPED_DIRS if (root / name).is_dir() and not (root / name).is_symlink()}
+    worker = root / NODE_WORKER_MODULES
+    if worker.is_dir() and not worker.is_symlink():
+        skipped.add(NODE_WORKER_MODULES)
+    venv = root / VENV_NAME
+    if (venv / "pyvenv.cfg").is_file() and not venv.is_symlink() and venv.resolve() == Path(sys.prefix).resolve():
+        skipped.add(VENV_NAME)
+    return frozenset(skipped)
+
+
+def parse_ls_tree(ls_tree: str) -> dict[str, str]:
+    """``git ls-tree -r -z --full-tree HEAD``'s output as path → git object name. Raises ``ValueError``
+    when it is not git's format."""
+    committed: dict[str, str] = {}
+    for entry in filter(None, ls_tree.split("\0")):
+        meta, path = entry.split("\t", 1)
+        committed[path] = meta.split()[2]
+    return committed
+
+
+def blob_sha1(data: bytes) -> str:
+    """git's object name of a blob: the commit holds a file exactly when these match."""
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
 
 
 @dataclass(frozen=True)
 class LoadableTree:
     """What :func:`loadable_tree` found: ``files`` loadable files, ``sha256`` over their paths and
     contents, ``differing`` the paths (relative, sorted) that are not in the commit as they are, and
-    ``outside_sys_path`` the ``sys.path`` folders outside the checkout and the Python environment."""
+    ``outside_sys_path`` the ``sys.path`` folders outside the checkout and the Python environment, or
+    inside a folder of the checkout that is not scanned."""
 
     files: int
     sha256: str
     differing: list[str]
     outside_sys_path: list[str]
-
-
-def _blob_sha1(data: bytes) -> str:
-    # git's object name of a blob: the commit holds a file exactly when these match.
-    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
 
 
 def _loadable(name: str) -> bool:
@@ -83,24 +115,22 @@ def loadable_tree(root: Path, ls_tree: str) -> LoadableTree:
     (``ls_tree``: ``git ls-tree -r -z --full-tree HEAD``'s output).
 
     Loadable: :data:`LOADABLE_NAMES` and :data:`LOADABLE_SUFFIXES` anywhere in the tree, except under
-    :data:`SKIPPED_DIRS` and virtual environments; ignored by git or not, since ``.gitignore`` does not
+    the exact folders :func:`skipped_paths` names; ignored by git or not, since ``.gitignore`` does not
     stop an import. A symbolic link counts by its target path (as git stores it), and a linked folder
     counts as loadable (its files could be). A file differs when the commit lacks it or holds other
     bytes; a loadable file of the commit missing on disk differs too, and so does a bytecode cache
     Python would load whose code is not its source's. Raises ``ValueError`` when
     ``ls_tree`` is not git's format.
     """
-    committed: dict[str, str] = {}
-    for entry in filter(None, ls_tree.split("\0")):
-        meta, path = entry.split("\t", 1)
-        committed[path] = meta.split()[2]
+    committed = parse_ls_tree(ls_tree)
+    skipped = skipped_paths(root)
     found: dict[str, str] = {}  # relative path -> sha256 of what Python would read
     differing: set[str] = set()
     for folder, dirs, files in os.walk(root):
         here = Path(folder)
         if "__pycache__" in dirs:
             differing |= {path.relative_to(root).as_posix() for path in _forged_caches(here)}
-        dirs[:] = [d for d in dirs if d not in SKIPPED_DIRS and not (here / d / "pyvenv.cfg").exists()]
+        dirs[:] = [d for d in dirs if d != "__pycache__" and (here / d).relative_to(root).as_posix() not in skipped]
         for name in dirs + files:
             path = here / name
             relative = path.relative_to(root).as_posix()
@@ -113,16 +143,19 @@ def loadable_tree(root: Path, ls_tree: str) -> LoadableTree:
             else:
                 continue
             found[relative] = hashlib.sha256(data).hexdigest()
-            if committed.get(relative) != _blob_sha1(data):
+            if committed.get(relative) != blob_sha1(data):
                 differing.add(relative)
     differing |= {path for path in committed if _loadable(path.rsplit("/", 1)[-1]) and path not in found
-                  and not any(part in SKIPPED_DIRS for part in path.split("/"))}
+                  and not any(path.startswith(f"{folder}/") for folder in skipped)}
     digest = hashlib.sha256("".join(f"{path}\0{sha}\n" for path, sha in sorted(found.items())).encode())
     environment = {Path(p).resolve() for p in (sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix)}
     outside = []
     for entry in sys.path:
         where = Path(entry or os.getcwd()).resolve()
-        if where == root or root in where.parents or any(where == e or e in where.parents for e in environment):
+        if any(where == e or e in where.parents for e in environment):
+            continue
+        inside = where == root or root in where.parents
+        if inside and not any(where == root / folder or root / folder in where.parents for folder in skipped):
             continue
         if where.exists():
             outside.append(str(where))

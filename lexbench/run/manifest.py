@@ -80,6 +80,11 @@ class Certification(_Part):
     problems: list[str] = Field(default_factory=list)
     certified: bool = False
     tree: dict[str, Any]
+    loaded: dict[str, Any] | None = Field(default=None, exclude_if=lambda value: value is None)
+    """The code the session loaded, each piece with its sha256 and origin (:func:`lexbench.run.provenance.loaded_code`)."""
+    record: dict[str, Any] | None = Field(default=None, exclude_if=lambda value: value is None)
+    """Written once certified: what a merge verifies (:mod:`lexbench.run.attestation`)."""
+    record_sha256: str | None = Field(default=None, exclude_if=lambda value: value is None)
 
 
 class SessionRecord(_Part):

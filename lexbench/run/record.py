@@ -49,8 +49,9 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, Validation
 from lexbench.answer import Attempt, ResultMetadata
 from lexbench.run.checkout import loadable_tree
 from lexbench.errors import RunError
-from lexbench.jsonfile import InvalidJson, decode_json, read_json, validation_problem
+from lexbench.jsonfile import InvalidJson, canonical_sha256, decode_json, read_json, validation_problem
 from lexbench.run.approvals import Approvals, ApprovalError, Source, approvals_record, approve
+from lexbench.run.attestation import certification_record, record_problems, shared_code_problems
 from lexbench.run.rundir import check_run_dir, open_nofollow, write_file
 from lexbench.scoring.evaluate import SCORER_VERSION
 from lexbench.verdict import ComponentResult, Outcome
@@ -164,12 +165,6 @@ def _ascii_tokens(data: str | bytes) -> int:
                    + (classes[:1] == b"a" and last != b"a"))
         last = classes[-1:]
     return tokens
-
-
-def canonical_sha256(value: Any) -> str:
-    """sha256 of ``value`` as canonical JSON (sorted keys, compact separators, UTF-8)."""
-    text = json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def save_response(run_dir: Path, content: str) -> str | None:
@@ -686,6 +681,10 @@ def merge_runs(run_dirs: Sequence[Path], output: Path, *, approvals: Approvals |
     against their manifests and no item may appear in two shards. A shard made under another
     configuration than the newest shard's (latest start) is merged only when ``approvals`` approve it
     (:func:`lexbench.run.approvals.approve`); the merged manifest then records them (``approvals``).
+    A shard whose manifest claims certification must hold a certification record that verifies
+    against its manifest and rows, and every certified shard must name the same code
+    (:mod:`lexbench.run.attestation`); the merged run is certified only when every shard is, and
+    then writes its own record.
     ``output`` gets a manifest (the shared fields, the newest shard's configuration, ``merged_from``
     listing each shard and its configuration sha256, every session, first start and last end),
     ``results.jsonl`` sorted by item and the referenced ``responses/``. Reports are not written here.
@@ -740,6 +739,11 @@ def merge_runs(run_dirs: Sequence[Path], output: Path, *, approvals: Approvals |
     duplicates = duplicate_items(all_rows)
     if duplicates:
         problems.append(f"{len(duplicates)} item(s) recorded by more than one shard ({', '.join(duplicates[:5])})")
+    # Certification survives the merge only when every shard's own record verifies (lexbench.run.attestation).
+    claimed = [(run_dir, manifest) for run_dir, manifest, rows in loaded if (manifest.get("certification") or {}).get("certified")]
+    problems += [f"{run_dir}: {problem}; its certification does not verify (rerun the shard with --certified)"
+                 for run_dir, manifest, rows in loaded for problem in record_problems(manifest, rows)]
+    problems += shared_code_problems([(str(d), m["certification"].get("record") or {}) for d, m in claimed])
     sources = [Source(str(d), m.get("configuration_sha256"), scorer_version(m),
                       tuple(sorted({r.provider for r in rows} or set(m.get("providers", []))))) for d, m, rows in loaded]
     try:
@@ -776,7 +780,8 @@ def merge_runs(run_dirs: Sequence[Path], output: Path, *, approvals: Approvals |
                          "finished": m.get("finished"), "host": m.get("host"), "versions": m.get("versions"),
                          "code": m.get("code"), "configuration_sha256": m.get("configuration_sha256")}
                         for d, m, r in by_index],
-        "certification": {**(first.get("certification") or {}), "certified": certified and not approved,
+        "certification": {**{k: v for k, v in (first.get("certification") or {}).items() if k not in ("record", "record_sha256")},
+                          "certified": certified and not approved,
                           "problems": ([] if certified else ["not every shard is certified"])
                           + (["holds rows of approved historical configurations"] if approved else [])}
         if first.get("run", {}).get("certified_requested") else None,
@@ -787,6 +792,10 @@ def merge_runs(run_dirs: Sequence[Path], output: Path, *, approvals: Approvals |
     })
     if approved:
         merged["approvals"] = approvals_record(approvals, approved)
+    if merged["certification"] and merged["certification"]["certified"]:
+        merged["certification"]["record"] = certification_record(
+            merged, ordered, shards=[m["certification"]["record_sha256"] for _, m, _ in by_index])
+        merged["certification"]["record_sha256"] = canonical_sha256(merged["certification"]["record"])
     write_manifest(output, merged)
     return merged
 

@@ -17,6 +17,7 @@ says how to resume.
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field, replace
@@ -24,7 +25,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from lexbench.run.certify import certification_problems
+from lexbench.run.certify import certification_problems, loaded_code_problems
 from lexbench.dataset.case import Case
 from lexbench.dataset.suite import Suite
 from lexbench.errors import RunError
@@ -41,6 +42,8 @@ from lexbench.run.manifest import (
     Certification, Completion, Manifest, Rerun, RunOptions, SessionRecord, SuiteFacts, configuration_record,
     provider_config_facts,
 )
+from lexbench.run.attestation import certification_record
+from lexbench.run.provenance import session_code
 from lexbench.run.row import RowContext, crashed_row, parse_item_name, row_of
 from lexbench.run.served_fetches import keep_served_fetches
 from lexbench.scoring.probes import boilerplate_found
@@ -57,7 +60,11 @@ class RunRequest:
     given (``None``: the configuration's default); ``run_dir``/``resume``: the options as given,
     relative to ``invocation_dir``; a new run without ``run_dir`` goes to
     ``<project_root>/runs/<suite>-<UTC time>[-shardKofN]``. ``keyword``/``markexpr`` (``-k``/``-m``) are
-    checked by a certified run; ``workers``/``worker_cpus`` are recorded in the session entry."""
+    checked by a certified run; ``workers``/``worker_cpus`` are recorded in the session entry.
+    ``effective_argv`` (the ini's ``addopts``, ``PYTEST_ADDOPTS``, then the command line) and
+    ``plugins`` (pytest's registered plugins and conftests now, as (name, file); called when the run
+    is certified and again when it finishes) make a certified run's record of the code it loaded
+    (:func:`lexbench.run.provenance.loaded_code`)."""
 
     suite: Suite
     specs: dict[str, ProviderSpec]
@@ -78,6 +85,8 @@ class RunRequest:
     argv: list[str] = field(default_factory=lambda: list(sys.argv))
     workers: int = 0
     worker_cpus: list[int] | None = None
+    effective_argv: list[str] = field(default_factory=list)
+    plugins: Callable[[], list[tuple[str, str | None]]] = list
 
     def path(self, value: str) -> Path:
         """An option's path, relative to where the session was invoked."""
@@ -289,10 +298,19 @@ class RunSession:
         session.finished = finished
         manifest.finished = finished
         manifest.completion = Completion(expected=len(expected), recorded=len(recorded), missing=missing)
-        if manifest.certification is not None:
-            manifest.certification.problems = [f"{unfinished} item(s) of the suite's cases × providers have no "
-                                               f"result; finish them with --resume={self.run_dir}"] if unfinished else []
-            manifest.certification.certified = not unfinished
+        certification = manifest.certification
+        if certification is not None:
+            certification.problems = [f"{unfinished} item(s) of the suite's cases × providers have no "
+                                      f"result; finish them with --resume={self.run_dir}"] if unfinished else []
+            # Code imported since the start (a conftest collected later, a plugin loaded on demand) counts too.
+            loaded = session_code(self.request.plugins(), code=manifest.code, argv=self.request.effective_argv,
+                                  environ=os.environ)
+            certification.problems += loaded_code_problems(loaded)
+            certification.certified = not certification.problems
+            certification.record = certification.record_sha256 = None
+            if certification.certified:
+                certification.record = certification_record(manifest.record(), rows)
+                certification.record_sha256 = canonical_sha256(certification.record)
         write_manifest(self.run_dir, manifest.record())
 
     def planned_items(self) -> set[str]:
@@ -454,14 +472,15 @@ def _resumed_dir(request: RunRequest, identity: RunIdentity) -> tuple[Path, RunL
 def _certification(request: RunRequest, code: dict) -> Certification:
     """The certification record of a ``--certified`` run at its start. Raises :class:`RunError` listing
     every requirement the run does not meet (:mod:`lexbench.run.certify`)."""
+    loaded = session_code(request.plugins(), code=code, argv=request.effective_argv, environ=os.environ)
     checks, problems = certification_problems(
         providers_option=request.provider_selection, keyword=request.keyword, markexpr=request.markexpr, code=code,
         credential_variables=[v for spec in request.specs.values() for v in spec.credential_variables()],
         suite_root=request.suite.root, review_status=request.suite.dataset.suite.review_status.value,
-        project_root=request.project_root)
+        project_root=request.project_root, loaded=loaded)
     if problems:
         raise RunError("--certified: this run cannot be certified:\n  " + "\n  ".join(problems))
     git = code["git"] or {}
-    # What was certified: the commit's tree and every loadable file as it was on disk.
+    # What was certified: the commit's tree, every loadable file as it was on disk, and the code loaded.
     return Certification(checks=checks, tree={key: git.get(key) for key in ("commit", "tree", "loadable_files",
-                                                                          "loadable_sha256")})
+                                                                          "loadable_sha256")}, loaded=loaded)

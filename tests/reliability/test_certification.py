@@ -48,7 +48,7 @@ def checkout(tmp_path: Path) -> Path:
     root = tmp_path / "checkout"
     for path, text in {"lexbench/__init__.py": "", "providers/providers.example.json": "{}\n",
                        "conftest.py": 'pytest_plugins = ["lexbench.plugin"]\n', "pyproject.toml": "[project]\n",
-                       "cases/demo/dataset.json": "{}\n", ".gitignore": ".venv/\nbuild/\nlocal_*.py\n"}.items():
+                       "cases/demo/dataset.json": "{}\n", ".gitignore": ".venv/\nbuild/\nruns/\nnode_modules/\nlocal_*.py\n"}.items():
         (root / path).parent.mkdir(parents=True, exist_ok=True)
         (root / path).write_text(text)
     git(root.parent, "init", "-q", str(root))
@@ -93,15 +93,30 @@ def test_any_loadable_file_that_differs_from_the_commit_stops_certification(chec
 
 
 @pytest.mark.attack(item=11)
-def test_the_environment_build_output_caches_and_data_do_not_count(checkout):
-    plant(checkout, ".venv/pyvenv.cfg", "home = /usr/bin\n")
-    plant(checkout, ".venv/lib/python3.11/site-packages/anything.py")
+def test_build_output_caches_and_data_do_not_count(checkout):
     plant(checkout, "build/lib/lexbench/__init__.py")
+    plant(checkout, "runs/demo-1/conftest.py")
+    plant(checkout, "providers/workers/readability-js/node_modules/x/index.py")
     plant(checkout, "lexbench/__pycache__/__init__.cpython-311.pyc")
     plant(checkout, "cases/demo/notes.txt")
     state = code_state(checkout / "lexbench")["git"]
     assert state["uncommitted"] == [] and state["loadable_files"] == 3  # lexbench/__init__.py, conftest.py, toml
     assert not any("could load" in p for p in certify({"git": state}))
+
+
+@pytest.mark.attack(item=4, issue=27)
+@pytest.mark.parametrize("planted", ["cases/runs/conftest.py", "cases/build/conftest.py", "lexbench/node_modules/x.py",
+                                     "cases/pyvenv.cfg+cases/conftest.py", ".venv/pyvenv.cfg+.venv/sitecustomize.py"])
+def test_only_the_exact_folders_lexbench_creates_are_skipped(checkout, planted):
+    """A ``runs/``, ``build/`` or ``node_modules/`` folder below the top, any folder holding
+    ``pyvenv.cfg`` but the running environment's, is scanned: planting one beside a conftest does not
+    hide it (issue 27, item 4)."""
+    for path in planted.split("+"):
+        plant(checkout, path, "home = /usr/bin\n" if path.endswith("pyvenv.cfg") else PLANTED_CONFTEST)
+    hidden = planted.rsplit("+", 1)[-1]
+    state = code_state(checkout / "lexbench")["git"]
+    assert state["uncommitted"] == [hidden]
+    assert any(f"could load or that lexbench runs ({hidden})" in p for p in certify({"git": state}))
 
 
 @pytest.mark.attack(item=11)
