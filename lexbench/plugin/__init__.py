@@ -41,7 +41,7 @@ from lexbench.errors import LexbenchError, RunError
 from lexbench.plugin import hooks
 from lexbench.plugin.fixtures import (
     NAME_MARK, attach_test_row, case_of_test, check_test_providers, fetch_timeout, lexbench_case, lexbench_provider,
-    lexbench_run, mark_call_start, parametrize_cases, provider_of_test, register_conftest_types,
+    lexbench_run, mark_call_start, parametrize_cases, provider_of_test, redact_report, register_conftest_types,
 )
 from lexbench.plugin.items import BACKSTOP_MARGIN, CaseItem, SuiteCollector, VerdictFailure
 from lexbench.plugin.options import misrooted_path_option, option_value, pytest_addoption, resolve_options
@@ -349,6 +349,9 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):  # type
         report.lexbench_properties = item.junit_properties
     elif not isinstance(item, CaseItem):
         attach_test_row(item, call, report)
+    state = item.config.stash.get(STATE, None)
+    if state is not None and state.enabled and (isinstance(item, CaseItem) or provider_of_test(item) is not None):
+        redact_report(report, state.session_redactor())  # what pytest prints and writes to the JUnit XML
     return report
 
 

@@ -161,11 +161,19 @@ class RunSession:
     def record(self, case: Case, provider: str, answer: ProviderResult, verdict: Verdict,
                redactor: Redactor | None = None) -> RunRow:
         """Save the answer and append the row of ``case`` × ``provider`` (see :func:`scored_row`; no
-        ``redactor``: nothing to mask) in this process. Raises :class:`RunError` (and remembers it) when
-        the row cannot be written."""
-        row = scored_row(self.run_dir, self.row_context(provider), case, answer, verdict, redactor or Redactor())
+        ``redactor``: the session's, :meth:`redactor`) in this process. Raises :class:`RunError` (and
+        remembers it) when the row cannot be written."""
+        row = scored_row(self.run_dir, self.row_context(provider), case, answer, verdict, redactor or self.redactor())
         self.append_json(row.model_dump_json())
         return row
+
+    def redactor(self) -> Redactor:
+        """The session's redactor: the secrets of every provider of the run's configuration, selected or
+        not, as they are now (SPEC §5). Whatever reaches the run record without a provider's own
+        redactor (a crash message, a user's test's row) passes through it."""
+        names = [*self.request.provider_config.secret_variables(),
+                 *(v for spec in self.request.specs.values() for v in spec.secret_variables())]
+        return Redactor.from_environment(dict.fromkeys(names))
 
     def append_json(self, row_json: str) -> None:
         """Append a row given as ``RunRow.model_dump_json()`` (made by a worker; not parsed again).
@@ -201,7 +209,7 @@ class RunSession:
         case = next((c for c in self.request.suite.cases if parsed and c.id == parsed[0]), None)
         if case is None or parsed[1] not in self.request.specs:
             return None
-        row = crashed_row(self.row_context(parsed[1]), case, message)
+        row = crashed_row(self.row_context(parsed[1]), case, self.redactor().text(message))
         try:
             self.recorder.append(row)
         except RunError as exc:
