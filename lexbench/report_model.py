@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from lexbench import stats
-from lexbench.dataset.flags import flag_explanation
+from lexbench.dataset.flags import SELF_REPORTED, flag_explanation
 from lexbench.record import RESPONSES_DIR, RunRow, scorer_version
 from lexbench.report_memory import memory_figures
 from lexbench.text import counted
@@ -116,6 +116,14 @@ class ProviderSummary:
     boilerplate: tuple[int, int, int] | None = None
     """``(found, probes, pages)``: ``without`` snippets found in the answers, listed, and the answered
     pages that list them (trafilatura-eval); ``None`` when no case of the run has such probes."""
+    self_reported: int = 0
+    """Unresolvable items whose excuse a user's test gave about itself (row flag ``self_reported``)."""
+
+    @property
+    def unresolvable_share(self) -> float | None:
+        """Share of the items (0–1) that are unresolvable, shown beside the pass rate: the rate leaves them
+        out, so a provider excused from its misses would otherwise look perfect (issue 27 item 6)."""
+        return self.unresolvable / self.items if self.items else None
 
     @property
     def pass_rate(self) -> float | None:
@@ -227,6 +235,7 @@ def summarise(rows: Iterable[RunRow]) -> list[ProviderSummary]:
             cost=dict(sorted(costs.items())) if costs else None,
             costed_items=costed,
             boilerplate=_boilerplate(answered),
+            self_reported=sum(1 for row in items if row.outcome is Outcome.UNRESOLVABLE and SELF_REPORTED in row.flags),
         ))
     summaries.sort(key=lambda s: (_contract_rank(s.output_contract), -(s.pass_rate or 0.0), s.provider))
     return summaries
@@ -379,6 +388,8 @@ def _report_data(rows: list[RunRow], manifest: dict[str, Any], summaries: list[P
         "run": run,
         "method": {
             "pass_rate": "pass / (pass + fail); unresolvable items are counted apart",
+            "unresolvable_share": "unresolvable / items, beside every pass rate; self_reported counts those a "
+                                  "user's test excused itself (not checked by lexbench)",
             "interval": f"{int(stats.CONFIDENCE * 100)} % percentile bootstrap over cases",
             "resamples": stats.RESAMPLES, "seed": stats.SEED, "draws": stats.DRAWS,
             "comparison": "paired bootstrap of the pass-rate difference over the cases both providers scored; "
@@ -402,7 +413,9 @@ def _report_data(rows: list[RunRow], manifest: dict[str, Any], summaries: list[P
             continue
         report["leaderboards"].append({"output_contract": contract, "title": title, "providers": [{
             "provider": s.provider, "items": s.items, "pass": s.passed, "fail": s.failed,
-            "unresolvable": s.unresolvable, "pass_rate": _round(s.pass_rate), "interval": _interval(s.interval),
+            "unresolvable": s.unresolvable, "pass_rate": _round(s.pass_rate),
+            "unresolvable_share": _round(s.unresolvable_share), "self_reported": s.self_reported,
+            "interval": _interval(s.interval),
             "components": {c.value: _round(s.component_pass_rate(c)) for c in LEADERBOARD_COMPONENTS},
             "latency_p50_s": _round(s.latency_p50), "latency_p95_s": _round(s.latency_p95),
             "noise": _round(s.noise), "answer_tokens": s.answer_tokens,
@@ -451,6 +464,12 @@ def _report_data(rows: list[RunRow], manifest: dict[str, Any], summaries: list[P
 def pct(value: float | None) -> str:
     """A share as a percentage with one decimal (``–`` for ``None``)."""
     return "–" if value is None else f"{value * 100:.1f} %"
+
+
+def unresolvable_text(share: float | None, self_reported: int) -> str:
+    """The unresolvable share as shown beside a pass rate: ``12.5 %``, with ``(2 self-reported)`` when a
+    user's test excused some of them itself."""
+    return pct(share) + (f" ({self_reported} self-reported)" if self_reported else "")
 
 
 

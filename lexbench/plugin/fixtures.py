@@ -27,6 +27,7 @@ import pytest
 
 from lexbench.answer import ProviderResult
 from lexbench.dataset.case import Case
+from lexbench.dataset.flags import SELF_REPORTED
 from lexbench.errors import ConfigError, LexbenchError
 from lexbench.plugin.options import option_value
 from lexbench.plugin.state import ACTIVATION_HINT, STATE, BenchState
@@ -35,9 +36,9 @@ from lexbench.providers.config import PROVIDER_NAME
 from lexbench.providers.call import CURRENT_CALL, CallContext
 from lexbench.providers.credentials import Redactor
 from lexbench.run.fetcher import BenchmarkRun, CaseTarget, VerdictFailure, timed
-from lexbench.run.row import crashed_row, junit_properties
+from lexbench.run.row import crashed_row, junit_properties, self_reported, skipped_row
 from lexbench.run.session import scored_row
-from lexbench.verdict import Verdict
+from lexbench.verdict import Outcome, Verdict
 
 CASE_FIXTURE = "lexbench_case"
 NAME_MARK = "lexbench_provider_name"
@@ -77,8 +78,10 @@ def lexbench_case(request: pytest.FixtureRequest) -> CaseTarget:
         # A user's test declares no credentials of its own but may hold any configured provider's (its
         # answer may come from lexbench_provider(name)): the session's redactor masks them all (SPEC §5).
         redactor = state.session_redactor()
-        shown = redactor.result(verdict)
+        shown = redactor.result(self_reported(verdict))  # the test's own excuse, labelled (issue 27 item 6)
         row = scored_row(state.run_dir, context, case, result, shown, redactor)
+        if shown.outcome is Outcome.UNRESOLVABLE:
+            row.flags = [*row.flags, SELF_REPORTED]
         item.stash[_ROW] = row.model_dump_json()
         # Per-item figures travel to the testsuite's properties (RunWriter): xunit2 has none per testcase.
         item.stash[_PROPERTIES] = [(f"lexbench/{row.item_id}/{figure}", value) for figure, value
@@ -242,9 +245,10 @@ def redact_report(report: pytest.TestReport, redactor: Redactor) -> None:
 
 def attach_test_row(item: pytest.Item, call: pytest.CallInfo, report: pytest.TestReport) -> None:
     """On a user's test's call report: its row (``lexbench_row``) and provider (``lexbench_test_provider``);
-    a test that raised before answering is recorded as crashed, quoting the exception. A ``fail``
-    verdict is shown as its explanation alone."""
-    if call.when != "call":
+    a test that raised before answering is recorded as crashed, quoting the exception, and one that
+    skipped itself (in its call or setup) as ``unresolvable``, flagged ``self_reported``
+    (:func:`~lexbench.run.row.skipped_row`). A ``fail`` verdict is shown as its explanation alone."""
+    if call.when not in ("setup", "call"):
         return
     if call.excinfo is not None and isinstance(call.excinfo.value, VerdictFailure):
         report.longrepr = str(call.excinfo.value)
@@ -253,6 +257,12 @@ def attach_test_row(item: pytest.Item, call: pytest.CallInfo, report: pytest.Tes
     if name is None or case is None or state is None or not state.enabled:
         return
     row = item.stash.get(_ROW, None)
+    if call.when == "setup" and not report.skipped:
+        return  # its call phase gives the row
+    if row is None and report.skipped:  # it skipped itself instead of answering: its own excuse, recorded
+        reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr or "")
+        reason = state.session_redactor().text(reason.removeprefix("Skipped: "))[:500]
+        row = skipped_row(state.row_context(name, state.get_suite().id, TEST_CONTRACT), case, reason).model_dump_json()
     if row is not None and report.skipped and isinstance(report.longrepr, tuple):
         path, line = item.reportinfo()[:2]  # an unresolvable verdict: shown at the test, not inside lexbench
         report.longrepr = (os.fspath(path), (line or 0) + 1, report.longrepr[2])

@@ -28,6 +28,7 @@ import httpx
 
 from lexbench.certify import certification_problems
 from lexbench.dataset.case import Case
+from lexbench.dataset.flags import SELF_REPORTED
 from lexbench.dataset.suite import Suite
 from lexbench.errors import RunError
 from lexbench.providers import ProviderConfig, ProviderSpec, RuntimePolicy
@@ -299,9 +300,16 @@ class RunSession:
         manifest.finished = finished
         manifest.completion = Completion(expected=len(expected), recorded=len(recorded), missing=missing)
         if manifest.certification is not None:
-            manifest.certification.problems = [f"{unfinished} item(s) of the suite's cases × providers have no "
-                                               f"result; finish them with --resume={self.run_dir}"] if unfinished else []
-            manifest.certification.certified = not unfinished
+            problems = [f"{unfinished} item(s) of the suite's cases × providers have no "
+                        f"result; finish them with --resume={self.run_dir}"] if unfinished else []
+            excused = sorted(row.item_id for row in rows if SELF_REPORTED in row.flags)
+            if excused:  # a user's test's own excuse for a miss cannot be checked (issue 27 item 6)
+                problems.append(f"{len(excused)} item(s) of users' tests reported themselves unresolvable "
+                                f"(self-reported: a result built as rate_limited/auth…, or a pytest.skip), which a "
+                                f"certified run does not accept: {', '.join(excused[:5])}"
+                                + (f" and {len(excused) - 5} more" if len(excused) > 5 else ""))
+            manifest.certification.problems = problems
+            manifest.certification.certified = not problems
         write_manifest(self.run_dir, manifest.record())
 
     def planned_items(self) -> set[str]:

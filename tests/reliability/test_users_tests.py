@@ -62,3 +62,96 @@ def test_a_key_a_users_test_fetches_with_reaches_nothing_written_or_shown(pytest
     assert any(b"[REDACTED]" in data for data in haystacks.values()), "the echoes must have been masked somewhere"
     found = leaks(haystacks, {"key": key})
     assert found == [], f"the key leaked into {len(found)} place(s): {[where for where, _ in found]}"
+
+
+EXCUSING_TESTS = '''
+    import pytest
+
+    import lexbench
+    from lexbench.answer import ErrorType
+
+    GOOD = "article-001-en-tides"
+
+
+    def answer(case):
+        return "\\n".join([case.title, case.reference_text, *[p for g in case.stable_groups for p in g.phrases]])
+
+
+    def test_honest(lexbench_case):
+        lexbench.assert_passes(lexbench_case, answer(lexbench_case) if lexbench_case.id == GOOD else "Nothing here.")
+
+
+    def test_rate_limited(lexbench_case):
+        if lexbench_case.id != GOOD:
+            lexbench.assert_passes(lexbench_case, lexbench.ProviderResult.failure(ErrorType.RATE_LIMITED, "slow down"))
+        lexbench.assert_passes(lexbench_case, answer(lexbench_case), format="text")
+
+
+    def test_auth(lexbench_case):
+        if lexbench_case.id != GOOD:
+            lexbench.assert_passes(lexbench_case, lexbench.ProviderResult.failure(ErrorType.AUTH, "key refused"))
+        lexbench.assert_passes(lexbench_case, answer(lexbench_case), format="text")
+
+
+    def test_skipper(lexbench_case):
+        if lexbench_case.id != GOOD:
+            pytest.skip("not today")
+        lexbench.assert_passes(lexbench_case, answer(lexbench_case), format="text")
+'''
+THREE = [dict(ARTICLES[0], slug="tides"), dict(ARTICLES[1], slug="market"), dict(ARTICLES[0], slug="tides-again")]
+
+
+@pytest.mark.slow  # opening a run reads the checkout's git state (a process)
+@pytest.mark.attack(item=6, issue=27)
+def test_a_users_test_excusing_its_own_misses_is_labelled_beside_its_pass_rate(pytester):
+    pytester.makeini("[pytest]\nlexbench = true\naddopts = -p no:cacheprovider\n")
+    pytester.makepyfile(test_excuses=textwrap.dedent(EXCUSING_TESTS))
+    suite = write_suite(pytester.path / "suite", THREE)
+    run = pytester.path / "run"
+    result = pytester.runpytest(f"--suite={suite}", "--providers=reference-echo", f"--run-dir={run}", "test_excuses.py")
+    rows = {(row["case"], row["provider"]): row for row in map(json.loads, (run / "results.jsonl").read_text().splitlines())}
+    assert len(rows) == 15, result.stdout.str()[-3000:]  # 3 cases × (4 tests + the control): the skips recorded too
+    excuses = [row for (case, provider), row in rows.items() if provider in ("rate_limited", "auth", "skipper")
+               and not case.endswith("-tides")]
+    assert len(excuses) == 6 and all(row["outcome"] == "unresolvable" and "self_reported" in row["flags"]
+                                     and "self-reported" in row["explanation"] for row in excuses)
+    assert not any("self_reported" in row["flags"] for (_, provider), row in rows.items() if provider == "honest")
+
+    board = {p["provider"]: p for b in json.loads((run / "report.json").read_text())["leaderboards"] for p in b["providers"]}
+    assert board["honest"]["pass_rate"] == pytest.approx(1 / 3, abs=1e-4) and board["honest"]["unresolvable_share"] == 0
+    for gamer in ("rate_limited", "auth", "skipper"):  # 100 % of what was scored, beside 2 of 3 excused
+        assert board[gamer]["pass_rate"] == 1 and board[gamer]["unresolvable_share"] == pytest.approx(2 / 3, abs=1e-4)
+        assert board[gamer]["self_reported"] == 2
+    markdown = (run / "report.md").read_text()
+    html = (run / "report.html").read_text()
+    for text in (markdown, html):
+        assert "unresolvable share" in text and "66.7 % (2 self-reported)" in text
+    terminal = result.stdout.str().split("lexbench leaderboard", 1)[1]
+    assert "unres %" in terminal and "66.7 %*" in terminal and "* self-reported:" in terminal
+
+
+@pytest.mark.slow  # a certified run reads the checkout's git state (processes)
+@pytest.mark.attack(item=6, issue=27)
+def test_a_certified_run_refuses_self_reported_excuses(tmp_path):
+    """Certification is refused at the session's end when a user's test excused itself; checked on the
+    session's own finishing step, since a certified run needs a committed checkout to start at all."""
+    from lexbench.run.session import RunSession
+
+    excused = type("Row", (), {"item_id": "c[t]", "flags": ["self_reported"]})()
+    problems = _certification_after([excused], RunSession)
+    assert problems and "self-reported" in problems[0] and "c[t]" in problems[0]
+    assert _certification_after([type("Row", (), {"item_id": "c[t]", "flags": []})()], RunSession) == []
+
+
+def _certification_after(rows, session_class):  # type: ignore[no-untyped-def]
+    from types import SimpleNamespace
+    from unittest import mock
+
+    from lexbench.run.manifest import Certification
+
+    manifest = SimpleNamespace(sessions=[SimpleNamespace(finished=None)], finished=None, completion=None,
+                               certification=Certification(checks=[], tree={}), record=lambda: {})
+    session = SimpleNamespace(manifest=manifest, run_dir="run", planned_items=lambda: {"c[t]"}, completed=frozenset())
+    with mock.patch("lexbench.run.session.write_manifest"):
+        session_class._finish_manifest(session, rows, None)
+    return manifest.certification.problems
