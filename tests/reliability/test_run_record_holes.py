@@ -1,0 +1,59 @@
+"""Smaller holes in the run record, attacked (issue 27 item 9): rows forged with figures no run can
+produce or for a case the suite does not hold; (more below as they are closed)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+import pytest
+
+from tests.reliability.test_run_directory import HEX, append_line, lexbench, make_run, row
+
+ATTACK = pytest.mark.attack(item=9, issue=27)
+
+
+def suite_on_disk(tmp_path, case_ids):  # type: ignore[no-untyped-def]
+    """A suite folder whose dataset.json lists ``case_ids``: the manifest's ``suite`` facts for it."""
+    folder = tmp_path / "suite"
+    folder.mkdir()
+    data = json.dumps({"suite": {"id": "tiny"}, "cases": [{"id": case} for case in case_ids]}).encode()
+    (folder / "dataset.json").write_bytes(data)
+    return {"id": "tiny", "path": str(folder), "dataset_sha256": hashlib.sha256(data).hexdigest(), "cases": len(case_ids)}
+
+
+@ATTACK
+@pytest.mark.parametrize(("tamper", "field"), [
+    ({"latency_s": -1e9}, "line 2: field latency_s"),
+    ({"latency_s": 1e308}, "line 2: field latency_s"),
+    ({"content_chars": -5}, "line 2: field content_chars"),
+    ({"reference_chars": -1}, "line 2: field reference_chars"),
+    ({"content_tokens": -3}, "line 2: field content_tokens"),
+    ({"case": "c9-not-in-the-suite"}, "line 2: field case: 'c9-not-in-the-suite' is not a case of suite tiny"),
+])
+def test_a_forged_figure_or_a_case_outside_the_suite_is_refused_by_name(tmp_path, capsys, tamper, field):
+    suite = suite_on_disk(tmp_path, ["c1", "c2", "c3"])
+    digest = suite["dataset_sha256"]
+    run = make_run(tmp_path / "run", [row("c1", dataset_sha256=digest)], suite=suite)
+    append_line(run, json.dumps(row("c2", dataset_sha256=digest).model_dump(mode="json") | tamper))
+    append_line(run, row("c3", dataset_sha256=digest).model_dump_json())
+    assert lexbench(["report", str(run)]) == 2
+    error = capsys.readouterr().err
+    assert f"{run / 'results.jsonl'}: 1 line(s)" in error and field in error, error
+    assert not (run / "report.md").exists()
+
+
+@ATTACK
+def test_rows_for_more_cases_than_a_moved_suite_had_are_refused(tmp_path, capsys):
+    """When the suite is no longer where the run recorded it, the rows may still not name more cases than it had."""
+    run = make_run(tmp_path / "run", [row("c1"), row("c2")], suite={"id": "tiny", "path": str(tmp_path / "gone"),
+                                                                   "dataset_sha256": HEX, "cases": 1})
+    assert lexbench(["report", str(run)]) == 2
+    assert "the rows name 2 cases, suite tiny has 1" in capsys.readouterr().err
+
+
+def test_an_honest_run_of_the_suite_is_reported(tmp_path):
+    suite = suite_on_disk(tmp_path, ["c1", "c2"])
+    run = make_run(tmp_path / "run", [row(case, dataset_sha256=suite["dataset_sha256"]) for case in ("c1", "c2")],
+                   suite=suite)
+    assert lexbench(["report", str(run)]) == 0 and (run / "report.md").exists()
