@@ -49,6 +49,7 @@ from lexbench.plugin.state import (
     STATE, BenchState, benchmark_requested, idle_options, provider_config_of, runtime_policy_of,
 )
 from lexbench.plugin.writer import SELECTED_OUTPUT, RunWriter, run_item_names
+from lexbench.providers import PROVIDER_TYPES
 from lexbench.providers.policy import declared_family
 from lexbench.record import item_id
 from lexbench.replay import new_run_prefix, served_fetches_url
@@ -91,6 +92,10 @@ def pytest_configure(config: pytest.Config) -> None:
     resolve_options(config)  # a bad value, from the command line or the ini file, stops the session here
     config.addinivalue_line("markers", f"{NAME_MARK}(name): the provider name a test on the lexbench_case "
                             "fixture records its answers under (default: its function name without test_)")
+    try:
+        PROVIDER_TYPES.discover()  # an installed entry point that shadows a built-in type stops the session here
+    except LexbenchError as exc:
+        raise pytest.UsageError(f"installed provider types: {exc}") from None
     register_conftest_types(config)
     provider_config, path = provider_config_of(config)
     try:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import textwrap
 
 import pytest
 
@@ -57,3 +59,27 @@ def test_an_honest_run_of_the_suite_is_reported(tmp_path):
     run = make_run(tmp_path / "run", [row(case, dataset_sha256=suite["dataset_sha256"]) for case in ("c1", "c2")],
                    suite=suite)
     assert lexbench(["report", str(run)]) == 0 and (run / "report.md").exists()
+
+
+@pytest.mark.slow  # a pytest session in a subprocess: the installed distributions are read once per process
+@ATTACK
+def test_an_installed_entry_point_named_like_a_built_in_type_is_refused_naming_its_package(pytester):
+    from tests.test_provider_types import ECHOES, dist_info
+
+    site = pytester.path / "site"
+    site.mkdir()
+    (site / "acme_echoes.py").write_text(textwrap.dedent(ECHOES))
+    dist_info(site, {"trafilatura": "acme_echoes:Echoes"}, name="acme_shadow")
+    pytester.makeini("[pytest]\naddopts = -p no:cacheprovider\n")
+    pytester.makepyfile(test_plain="def test_plain():\n    assert True\n")
+    env = {"PYTHONPATH": os.pathsep.join(filter(None, [str(site), os.environ.get("PYTHONPATH")]))}
+    with pytest.MonkeyPatch.context() as patch:
+        for key, value in env.items():
+            patch.setenv(key, value)
+        bench = pytester.runpytest_subprocess("--lexbench", "--providers=reference-echo", "--collect-only", "-q")
+        plain = pytester.runpytest_subprocess("test_plain.py", "-q")
+    output = bench.stdout.str() + bench.stderr.str()
+    assert bench.ret == pytest.ExitCode.USAGE_ERROR, output  # refused, not an internal error (exit 3)
+    assert "INTERNALERROR" not in output and "Traceback" not in output
+    assert "acme_shadow" in output and "'trafilatura' is a built-in provider type" in output
+    assert plain.ret == pytest.ExitCode.OK, plain.stdout.str() + plain.stderr.str()  # a session without lexbench runs
