@@ -83,3 +83,40 @@ def test_an_installed_entry_point_named_like_a_built_in_type_is_refused_naming_i
     assert "INTERNALERROR" not in output and "Traceback" not in output
     assert "acme_shadow" in output and "'trafilatura' is a built-in provider type" in output
     assert plain.ret == pytest.ExitCode.OK, plain.stdout.str() + plain.stderr.str()  # a session without lexbench runs
+
+
+@ATTACK
+def test_two_hundred_providers_are_all_compared_with_one_bootstrap_per_distinct_counts(monkeypatch):
+    """The pairwise table drew one bootstrap per pair, so 200 providers took 142 s. Every pair is still
+    compared (no cap), but a pair's interval depends on its counts alone, and each distinct counts' is
+    drawn once: the work no longer grows with the square of the providers."""
+    import random
+
+    from lexbench import stats
+    from lexbench.record import RunRow
+    from lexbench.report_model import compare, summarise
+    from lexbench.verdict import Outcome
+
+    rng = random.Random(27)
+    providers, cases = 200, 30
+    rows = [RunRow(suite="tiny", case=f"c{c:02d}", provider=f"p{p:03d}", output_contract="cleaned", category="article",
+                   track="body", lang="en", outcome=Outcome.PASS if rng.random() < 0.5 else Outcome.FAIL,
+                   explanation="x", content_chars=100, reference_chars=120)
+            for p in range(providers) for c in range(cases)]
+    drawn = []
+    real = stats.random.Random
+    monkeypatch.setattr(stats.random, "Random", lambda stream: drawn.append(stream) or real(stream))
+    stats._paired_cached.cache_clear()
+    comparisons = compare(rows, summarise(rows))
+    assert len(comparisons) == providers * (providers - 1) // 2  # every pair, none left out
+    pairs = [stream for stream in drawn if ":paired:" in stream]
+    distinct = {(c.shared_cases, round(c.first_rate * cases) - round(c.second_rate * cases)) for c in comparisons}
+    assert len(pairs) == len(set(pairs)) <= (cases + 1) ** 2 < len(comparisons) // 10, (len(pairs), len(distinct))
+    # The interval is the paired bootstrap of those counts: the same as drawing it for the pair alone.
+    sample = comparisons[123]
+    a = [row.outcome is Outcome.PASS for row in rows if row.provider == sample.first]
+    b = [row.outcome is Outcome.PASS for row in rows if row.provider == sample.second]
+    plus = sum(x and not y for x, y in zip(a, b))
+    minus = sum(y and not x for x, y in zip(a, b))
+    assert sample.difference == stats._paired(cases, plus, minus, f"{stats.SEED}:paired:{cases}:{plus}:{minus}",
+                                              stats.RESAMPLES, stats.CONFIDENCE)
