@@ -364,12 +364,30 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):  # type
 @pytest.hookimpl(trylast=True)
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     """``pytest_sessionfinish``: resuming a run whose every item is already recorded runs nothing, and that
-    is a finished run, not an empty selection: exit 0 (pytest's 5 would fail a retried CI job)."""
+    is a finished run, not an empty selection: exit 0 (pytest's 5 would fail a retried CI job). A shard
+    dealt no item (:func:`_empty_shard`) writes its empty run record and exits 0 too."""
     state = session.config.stash.get(STATE, None)
-    if state is None or state.is_worker or exitstatus != pytest.ExitCode.NO_TESTS_COLLECTED or not state.completed:
+    if state is None or state.is_worker or exitstatus != pytest.ExitCode.NO_TESTS_COLLECTED:
         return
-    if len(state.completed) >= len(state.get_suite().cases) * len(state.provider_names):
+    if state.completed and len(state.completed) >= len(state.get_suite().cases) * len(state.provider_names):
         session.exitstatus = pytest.ExitCode.OK
+    elif _empty_shard(state) and _runs_items(session.config):
+        # More shards than items: this one was dealt none. It still leaves its (empty) run record, or
+        # `lexbench report --merge` of every shard could never complete (issue 27 item 9).
+        _start_run(session.config)
+        session.exitstatus = pytest.ExitCode.OK
+
+
+def _empty_shard(state: BenchState) -> bool:
+    """Whether ``--shard`` dealt this session none of the suite's cases × selected providers, nor any
+    case of a user's test (dealt by case, as :func:`pytest_collection_modifyitems` deals them), and no
+    ``-k``/``-m`` narrowed the selection (then an empty selection is the user's, and pytest's exit 5 stands)."""
+    shard, config = state.shard, state.config
+    if shard is None or state.pending is None or config.getoption("keyword") or config.getoption("markexpr"):
+        return False
+    cases, providers = len(state.get_suite().cases), len(state.provider_names)
+    return not any(shard.holds(c, p, providers) for c in range(cases) for p in range(providers)) and \
+        not any(shard.holds(c, 0, 1) for c in range(cases))
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

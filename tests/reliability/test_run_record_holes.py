@@ -120,3 +120,24 @@ def test_two_hundred_providers_are_all_compared_with_one_bootstrap_per_distinct_
     minus = sum(y and not x for x, y in zip(a, b))
     assert sample.difference == stats._paired(cases, plus, minus, f"{stats.SEED}:paired:{cases}:{plus}:{minus}",
                                               stats.RESAMPLES, stats.CONFIDENCE)
+
+
+@pytest.mark.slow  # pytest sessions open runs (the checkout's git state is a process)
+@ATTACK
+def test_shards_beyond_the_items_leave_empty_run_records_and_the_merge_completes(pytester, tmp_path_factory):
+    from tests.suite_factory import ARTICLES, write_suite
+
+    pytester.makeini("[pytest]\nlexbench = true\naddopts = -p no:cacheprovider\n")
+    suite = write_suite(pytester.path / "suite", ARTICLES[:1])  # one case × one provider: one item, three shards
+    runs = tmp_path_factory.mktemp("runs")
+    shards = [runs / f"shard-{k}" for k in (1, 2, 3)]
+    for k, run_dir in enumerate(shards, 1):
+        result = pytester.runpytest(f"--suite={suite}", "--providers=reference-echo", f"--shard={k}/3",
+                                    f"--run-dir={run_dir}")
+        assert result.ret == pytest.ExitCode.OK, result.stdout.str()[-2000:]
+        manifest = json.loads((run_dir / "manifest.json").read_text())
+        assert manifest["run"]["shard"] == f"{k}/3" and manifest["finished"]
+    assert [len((d / "results.jsonl").read_text().splitlines()) for d in shards] == [1, 0, 0]
+    merged = runs / "merged"
+    assert lexbench(["report", "--merge", *map(str, shards), "--output", str(merged)]) == 0
+    assert len((merged / "results.jsonl").read_text().splitlines()) == 1 and (merged / "report.md").exists()
