@@ -141,3 +141,34 @@ def test_shards_beyond_the_items_leave_empty_run_records_and_the_merge_completes
     merged = runs / "merged"
     assert lexbench(["report", "--merge", *map(str, shards), "--output", str(merged)]) == 0
     assert len((merged / "results.jsonl").read_text().splitlines()) == 1 and (merged / "report.md").exists()
+
+
+@ATTACK
+def test_audit_projection_of_a_planted_huge_answer_ends_under_the_scorers_budget(tmp_path, capsys, monkeypatch):
+    """A 19.5 MB answer whose every word is a hidden element holds the reference in its raw text and
+    loses all of it in the projection: auditing it took 92 s, then a MemoryError at 5.9 GB. Each answer
+    is audited under the scorer's budget (here a 2 s CPU budget, so that the test does not spend the
+    default's minute): the command ends with the item named as not audited, the others audited."""
+    from lexbench.dataset.suite import load_suite
+    from lexbench.record import save_response
+    from lexbench.scoring import budget
+
+    monkeypatch.setattr(budget, "DEFAULT_BUDGET", budget.ScoringBudget(cpu_s=2.0, wall_s=600.0))
+    demo = load_suite("demo")
+    case, other = demo.cases[0], demo.cases[1]
+    unit = "".join(f"<span hidden>{word} </span>" for word in case.reference_text.split())
+    planted = "<html><body>" + (unit * (19_500_000 // len(unit) + 1))[:19_500_000] + "</body></html>"
+    run = tmp_path / "run"
+    suite = {"id": "demo", "path": str(demo.root), "dataset_sha256": demo.dataset_sha256, "cases": len(demo.cases)}
+    facts = dict(suite="demo", dataset_sha256=demo.dataset_sha256, content_format="html")
+    make_run(run, [row(case.id, "a", response_sha256=save_response(run, planted), content_chars=len(planted), **facts),
+                   row(other.id, "a", response_sha256=save_response(run, other.reference_text), content_format="text", suite="demo",
+                       dataset_sha256=demo.dataset_sha256)], suite=suite)
+    assert lexbench(["audit-projection", str(run), "--json"]) == 1
+    captured = capsys.readouterr()
+    report = json.loads(captured.out)
+    assert [item["case"] for item in report["items"]] == [other.id]  # the other answer is audited
+    (stopped,) = report["not_audited"]
+    assert stopped["case"] == case.id and ("CPU" in stopped["reason"] or "memory" in stopped["reason"])
+    assert f"{case.id}[a] not audited: the scorer's budget was spent" in captured.err
+    assert "19,500,0" in captured.err and "Traceback" not in captured.err
