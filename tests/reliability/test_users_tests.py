@@ -130,28 +130,38 @@ def test_a_users_test_excusing_its_own_misses_is_labelled_beside_its_pass_rate(p
     assert "unres %" in terminal and "66.7 %*" in terminal and "* self-reported:" in terminal
 
 
-@pytest.mark.slow  # a certified run reads the checkout's git state (processes)
+@pytest.mark.slow  # a clone of this checkout and a certified pytest session in it
 @pytest.mark.attack(item=6, issue=27)
 def test_a_certified_run_refuses_self_reported_excuses(tmp_path):
-    """Certification is refused at the session's end when a user's test excused itself; checked on the
-    session's own finishing step, since a certified run needs a committed checkout to start at all."""
-    from lexbench.run.session import RunSession
+    """A committed user's test in a clean clone of this repository, run with ``--certified``, that reports
+    its misses as ``rate_limited``: the run is recorded but not certified, naming the excused items."""
+    import os
+    import subprocess
+    import sys
 
-    excused = type("Row", (), {"item_id": "c[t]", "flags": ["self_reported"]})()
-    problems = _certification_after([excused], RunSession)
-    assert problems and "self-reported" in problems[0] and "c[t]" in problems[0]
-    assert _certification_after([type("Row", (), {"item_id": "c[t]", "flags": []})()], RunSession) == []
+    from tests.reliability.test_certification import REPO, git
+
+    if git(REPO, "status", "--porcelain", "--untracked-files=no").strip():
+        pytest.skip("this checkout has uncommitted changes: the clone (of HEAD) would not be the code under test")
+    clone = tmp_path / "lexbench"
+    git(tmp_path, "clone", "-q", "--no-hardlinks", str(REPO), str(clone))
+    (clone / "test_excuses.py").write_text(textwrap.dedent('''
+        import lexbench
+        from lexbench.answer import ErrorType
 
 
-def _certification_after(rows, session_class):  # type: ignore[no-untyped-def]
-    from types import SimpleNamespace
-    from unittest import mock
-
-    from lexbench.run.manifest import Certification
-
-    manifest = SimpleNamespace(sessions=[SimpleNamespace(finished=None)], finished=None, completion=None,
-                               certification=Certification(checks=[], tree={}), record=lambda: {})
-    session = SimpleNamespace(manifest=manifest, run_dir="run", planned_items=lambda: {"c[t]"}, completed=frozenset())
-    with mock.patch("lexbench.run.session.write_manifest"):
-        session_class._finish_manifest(session, rows, None)
-    return manifest.certification.problems
+        def test_excuser(lexbench_case):
+            lexbench.assert_passes(lexbench_case, lexbench.ProviderResult.failure(ErrorType.RATE_LIMITED, "later"))
+    '''))
+    git(clone, "add", "test_excuses.py")
+    git(clone, "commit", "-q", "-m", "a user's test")
+    run = tmp_path / "run"
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    done = subprocess.run([sys.executable, "-m", "pytest", "--suite=demo", "--providers=reference-echo", "--certified",
+                           "-q", "-p", "no:randomly", f"--run-dir={run}", "test_excuses.py"],
+                          cwd=clone, capture_output=True, text=True, timeout=600, env=env)
+    certification = json.loads((run / "manifest.json").read_text())["certification"]
+    assert certification["certified"] is False, done.stdout[-3000:] + done.stderr[-3000:]
+    (problem,) = certification["problems"]
+    assert "15 item(s) of users' tests reported themselves unresolvable (self-reported" in problem
+    assert "NOT certified" in done.stdout and "self-reported" in done.stdout
