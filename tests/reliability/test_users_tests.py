@@ -160,6 +160,7 @@ def test_a_certified_run_refuses_self_reported_excuses(tmp_path):
     done = subprocess.run([sys.executable, "-m", "pytest", "--suite=demo", "--providers=reference-echo", "--certified",
                            "-q", "-p", "no:randomly", f"--run-dir={run}", "test_excuses.py"],
                           cwd=clone, capture_output=True, text=True, timeout=600, env=env)
+    assert (run / "manifest.json").exists(), done.stdout[-3000:] + done.stderr[-3000:]
     certification = json.loads((run / "manifest.json").read_text())["certification"]
     assert certification["certified"] is False, done.stdout[-3000:] + done.stderr[-3000:]
     (problem,) = certification["problems"]
