@@ -157,7 +157,7 @@ def test_a_certified_run_refuses_self_reported_excuses(tmp_path):
     git(clone, "commit", "-q", "-m", "a user's test")
     run = tmp_path / "run"
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    done = subprocess.run([sys.executable, "-m", "pytest", "--suite=demo", "--providers=reference-echo", "--certified",
+    done = subprocess.run([sys.executable, "-m", "pytest", "--lexbench", "--suite=demo", "--providers=reference-echo", "--certified",
                            "-q", "-p", "no:randomly", f"--run-dir={run}", "test_excuses.py"],
                           cwd=clone, capture_output=True, text=True, timeout=600, env=env)
     assert (run / "manifest.json").exists(), done.stdout[-3000:] + done.stderr[-3000:]
