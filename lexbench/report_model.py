@@ -121,8 +121,7 @@ class ProviderSummary:
 
     @property
     def unresolvable_share(self) -> float | None:
-        """Share of the items (0–1) that are unresolvable, shown beside the pass rate: the rate leaves them
-        out, so a provider excused from its misses would otherwise look perfect (issue 27 item 6)."""
+        """Unresolvable ÷ items (0–1), shown beside the pass rate, which leaves them out (issue 27 item 6)."""
         return self.unresolvable / self.items if self.items else None
 
     @property
@@ -272,10 +271,8 @@ def compare(rows: Iterable[RunRow], summaries: Sequence[ProviderSummary]) -> lis
     """Paired comparisons of every two providers within each output contract except controls, in
     leaderboard order. Pairs with no shared scored case are left out.
 
-    Every pair is compared, however many providers (no cap): each provider's scored and passed cases
-    are bit sets, so a pair's shared cases and its counts are a few integer operations, and the
-    bootstrap is drawn once per distinct counts (:func:`lexbench.stats.paired_difference_counts`);
-    200 providers' 19,900 pairs take seconds, not minutes (issue 27 item 9)."""
+    Every pair is compared (no cap): scored and passed cases are bit sets per provider, and the bootstrap
+    is drawn once per distinct counts (:func:`lexbench.stats.paired_difference_counts`, issue 27 item 9)."""
     rows = list(rows)
     cases = sorted({r.case for r in rows})
     index = {case: number for number, case in enumerate(cases)}
@@ -319,7 +316,6 @@ def _shared_noise(first: dict[int, float], second: dict[int, float], shared: int
     if not both:
         return None, None
     return statistics.median(first[i] for i in both), statistics.median(second[i] for i in both)
-
 
 
 def _round(value: float | None, digits: int = 4) -> float | None:

@@ -152,11 +152,14 @@ def within_budget(work: Callable[[], T], chars: int, budget: ScoringBudget | Non
     watchdog.start()
     try:
         try:
-            return work()
+            done = work()
         finally:
             watchdog.stop()
     except ScorerLimit:
         raise BudgetSpent(watchdog.breach or "a limit was met") from None
+    if watchdog.breach is not None:  # met while a C call held the thread, which then returned first
+        raise BudgetSpent(watchdog.breach)
+    return done
 
 
 def score_within_budget(case: Case, answer: ProviderResult, budget: ScoringBudget | None = None, *,

@@ -147,13 +147,13 @@ def test_shards_beyond_the_items_leave_empty_run_records_and_the_merge_completes
 def test_audit_projection_of_a_planted_huge_answer_ends_under_the_scorers_budget(tmp_path, capsys, monkeypatch):
     """A 19.5 MB answer whose every word is a hidden element holds the reference in its raw text and
     loses all of it in the projection: auditing it took 92 s, then a MemoryError at 5.9 GB. Each answer
-    is audited under the scorer's budget (here a 2 s CPU budget, so that the test does not spend the
+    is audited under the scorer's budget (here 0.5 s of CPU and 64 MB, so that the test does not spend the
     default's minute): the command ends with the item named as not audited, the others audited."""
     from lexbench.dataset.suite import load_suite
     from lexbench.record import save_response
     from lexbench.scoring import budget
 
-    monkeypatch.setattr(budget, "DEFAULT_BUDGET", budget.ScoringBudget(cpu_s=2.0, wall_s=600.0))
+    monkeypatch.setattr(budget, "DEFAULT_BUDGET", budget.ScoringBudget(cpu_s=0.5, wall_s=600.0, memory_floor_mb=64))
     demo = load_suite("demo")
     case, other = demo.cases[0], demo.cases[1]
     unit = "".join(f"<span hidden>{word} </span>" for word in case.reference_text.split())
