@@ -163,14 +163,63 @@ def _validate(args: argparse.Namespace) -> int:
     dataset, dataset_json = read_suite_dataset(root)
     problems = validate_suite(root, registry=registry, committed=is_committed(root), dataset=dataset,
                               dataset_json=dataset_json)
+    if args.visibility and not problems:
+        from lexbench.dataset.rendering import prove_suite
+        from lexbench.dataset.suite import load_suite
+
+        problems = [f"{proof.case_id}: {problem}" for proof, _ in prove_suite(load_suite(str(root)))
+                    for problem in proof.problems]
     seconds = time.perf_counter() - started
     if problems:
         return _print_problems(f"validate {root.name}", problems)
     checked = "dataset.json, rules.json, cohort.json, dataset-catalog.json, tasks.json, source-inputs.json"
+    if args.visibility:
+        checked += "; every stable phrase and reference line visible in its rendered capture"
     where = f"; the dataset is the fetched one in {input_dir(root)}" if is_external(root) else ""
     print(f"validate {root.name}: ok ({checked}{' and the registry entry' if registry else ''} agree; {seconds:.2f} s"
           f"{where})")
     return 0
+
+
+def _write_json(path: Path, value: object) -> None:
+    path.write_text(json.dumps(value, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+
+
+def _prove_visibility(args: argparse.Namespace) -> int:
+    import dataclasses
+
+    from lexbench.dataset.rendering import prove_suite  # per verb (module docstring): Playwright loads here
+    from lexbench.dataset.suite import load_suite
+    from lexbench.dataset.visibility import summary
+
+    started = time.perf_counter()
+    suite = load_suite(args.suite)
+    runs_dir = Path(args.runs) if args.runs else None
+    if runs_dir is not None:
+        runs_dir.mkdir(parents=True, exist_ok=True)
+    proofs = []
+    for proof, rendering in prove_suite(suite, args.case or ()):
+        proofs.append(proof)
+        counts = proof.counts
+        print(f"{proof.case_id}: {counts['visible']} visible, {counts['hidden']} hidden, {counts['unproven']} unproven "
+              f"text runs; {len(proof.problems)} refused, {len(proof.review)} to review", flush=True)
+        for problem in proof.problems:
+            print(f"  refused: {problem}")
+        if args.review:
+            for item in proof.review:
+                print(f"  review: {item}")
+        if runs_dir is not None:
+            _write_json(runs_dir / f"{proof.case_id}.json", [dataclasses.asdict(run) for run in rendering.runs])
+    totals = summary(proofs)
+    if args.json:
+        _write_json(Path(args.json), {"suite": suite.id, "summary": totals, "cases": [p.as_json() for p in proofs]})
+    refused = sum(totals["problems"].values())
+    print(f"prove-visibility {suite.id}: {totals['cases']} case(s), {refused} refused "
+          f"({', '.join(f'{n} {kind}' for kind, n in totals['problems'].items()) or 'none'}), "
+          f"{sum(totals['review'].values())} to review "
+          f"({', '.join(f'{n} {kind}' for kind, n in totals['review'].items()) or 'none'}); "
+          f"{time.perf_counter() - started:.1f} s")
+    return 1 if refused else 0
 
 
 def _verify_inputs(args: argparse.Namespace) -> int:
@@ -214,6 +263,9 @@ def _fetch_evidence(args: argparse.Namespace) -> int:
     print(f"fetch-evidence {root.name}: {fetched.cases} cases from {fetched.files} source files ({fetched.origin}), "
           f"every sha256 verified, in {fetched.seconds:.1f} s")
     print(f"wrote {fetched.into}/dataset.json (sha256 {fetched.dataset_sha256}) and its evidence/")
+    if fetched.kept is not None:
+        print(f"note: files lexbench did not write appeared in {fetched.into} during the fetch; they are kept in "
+              f"{fetched.kept}", file=sys.stderr)
     run = root.name if fetched.into == default_into(root.name).resolve() else str(fetched.into)
     print(f"next: lexbench verify-inputs --suite {root.name} --source {fetched.into}; pytest --suite={run}")
     return 0
@@ -238,10 +290,11 @@ def _export_schemas(args: argparse.Namespace) -> int:
 
 
 def _report(args: argparse.Namespace) -> int:
-    from lexbench.record import checked_rows, merge_runs, read_manifest, scorer_version  # per verb (module docstring)
-    from lexbench.report import write_reports
+    from lexbench.run.record import checked_rows, merge_runs, read_manifest, scorer_version  # per verb (module docstring)
+    from lexbench.history.trend import report_panel
+    from lexbench.report.render import write_reports
     from lexbench.run import approvals as approval
-    from lexbench.rundir import RunLock, check_run_dir
+    from lexbench.run.rundir import RunLock, check_run_dir
 
     dirs = [Path(d) for d in args.run_dirs]
     if args.merge:
@@ -264,7 +317,7 @@ def _report(args: argparse.Namespace) -> int:
         manifest, rows = checked_rows(run_dir, approved=approval.approved_configurations(bound))
         approval.check_record(str(run_dir), manifest, approval.sources_of(str(run_dir), rows, scorer_version(manifest)),
                               approvals)
-        paths = write_reports(run_dir, rows, manifest)
+        paths = write_reports(run_dir, rows, manifest, trend_panel=report_panel(run_dir))
     for path in paths:
         print(f"wrote {path} (sha256 {hashlib.sha256(path.read_bytes()).hexdigest()[:16]})")
     if approvals is not None:
@@ -291,7 +344,7 @@ def _audit_projection(args: argparse.Namespace) -> int:
     from lexbench.dataset.bindings import DATASET_NAME  # per verb (module docstring)
     from lexbench.dataset.compile import load_dataset, sha256_bytes
     from lexbench.dataset.suite import input_dir
-    from lexbench.record import RESPONSES_DIR, checked_rows
+    from lexbench.run.record import RESPONSES_DIR, checked_rows
     from lexbench.scoring.audit import UNEXPLAINED, ItemAudit, audit_answer, render_table, to_json
     from lexbench.scoring.budget import DEFAULT_BUDGET, BudgetSpent, within_budget
 
@@ -350,6 +403,53 @@ def installed_version() -> str:
         return "unknown (not installed)"
 
 
+def _alpha(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"expected a significance level between 0 and 1, got {text!r}")
+    return value
+
+
+def _history(args: argparse.Namespace) -> int:
+    from lexbench.history import summary  # per verb (module docstring)
+    from lexbench.history.store import History, default_cache, scan
+
+    history = History(scan([Path(d) for d in args.runs_dirs or ["runs"]]), cache=None if args.no_cache else default_cache())
+    if args.html:
+        from lexbench.history.trend import write_page
+
+        path = write_page(history, Path(args.html))
+        print(f"wrote {path}")
+    if args.sql is not None:
+        names, rows = history.sql(args.sql)
+        if args.json:
+            print(json.dumps([dict(zip(names, row, strict=True)) for row in rows], ensure_ascii=False, indent=2, default=str))
+        else:
+            print("\n".join(summary.table_lines(names, rows)))
+        return 0
+    if args.check:
+        from lexbench.history import check
+
+        results = check.check(history, alpha=args.alpha, max_new_failures=args.max_new_failures)
+        if args.json:
+            from dataclasses import asdict
+
+            print(json.dumps({"alpha": args.alpha, "max_new_failures": args.max_new_failures,
+                              "providers": [asdict(r) for r in results], **summary.entries_json(history)},
+                             ensure_ascii=False, indent=2))
+        else:
+            print("\n".join(check.check_lines(results, alpha=args.alpha, max_new_failures=args.max_new_failures)))
+        return 1 if any(r.regression for r in results) else 0
+    if args.json:
+        print(json.dumps(summary.summary_json(history), ensure_ascii=False, indent=2))
+    elif not args.html:
+        print("\n".join(summary.summary_lines(history, last=args.last)))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every verb; each sub-parser's ``handler`` runs it."""
     parser = argparse.ArgumentParser(prog="lexbench", description="lexbench: a benchmark for Web Fetch providers")
@@ -372,6 +472,27 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--output", default=None, help="with --merge: a new directory for the merged run")
     add_approval_options(p)
     p.set_defaults(handler=_report)
+
+    p = verbs.add_parser("history", help="every run directory under RUNS_DIR read in place: trends per provider, SQL "
+                         "views, a paired regression check of the last two comparable runs (SPEC §6)")
+    p.add_argument("runs_dirs", nargs="*", metavar="RUNS_DIR", help="folders of run directories, or run directories "
+                   "(default: runs)")
+    p.add_argument("--sql", default=None, metavar="QUERY", help="run a query over the views runs, items, components, "
+                   "attempts (README \"Run history\") and print its rows")
+    p.add_argument("--json", action="store_true", help="machine output: the summary, the check or the query as JSON")
+    p.add_argument("--check", action="store_true", help="pair each provider's latest run with its previous comparable "
+                   "one case by case; exit 1 on a significant regression")
+    p.add_argument("--alpha", type=_alpha, default=0.05, help="--check: significance level of the exact McNemar test "
+                   "(default 0.05)")
+    p.add_argument("--max-new-failures", type=_count, default=None, metavar="N", help="--check: exit 1 as well when a "
+                   "provider has more than N new pass → fail cases")
+    p.add_argument("--html", default=None, metavar="OUT.html", help="write the trend page (pass rate and p50 latency "
+                   "per provider over the runs)")
+    p.add_argument("--last", type=_count, default=10, metavar="N", help="runs shown per provider in the summary "
+                   "(default 10; 0: every run)")
+    p.add_argument("--no-cache", action="store_true", help="read every run's rows again instead of the figures kept "
+                   "for unchanged runs ($LEXBENCH_HISTORY_CACHE, default ~/.cache/lexbench/history.duckdb)")
+    p.set_defaults(handler=_history)
 
     p = verbs.add_parser("audit-projection", help="per item, the reference fragments an answer holds but its projection "
                          "lost, each with the rule that removed it (SPEC §3.2); exit 1 when any loss is unexplained")
@@ -409,7 +530,18 @@ def build_parser() -> argparse.ArgumentParser:
     p = verbs.add_parser("validate", help="check a suite's bindings against each other and its dataset.json, rules and cohort")
     p.add_argument("--suite", required=True, help="suite name under cases/ or suite directory")
     p.add_argument("--registry", default=None, help="registry file to check (default: cases/registry.json for suites under cases/)")
+    p.add_argument("--visibility", action="store_true", help="also render every capture in Chromium and refuse what "
+                   "a reader does not see (lexbench prove-visibility's refusals)")
     p.set_defaults(handler=_validate)
+
+    p = verbs.add_parser("prove-visibility", help="render each capture in Chromium (scripts off, its own CSS) and "
+                                                  "refuse stable phrases and reference lines a reader does not see (SPEC §4)")
+    p.add_argument("--suite", required=True, help="suite name under cases/ or suite directory (its evidence fetched)")
+    p.add_argument("--case", action="append", default=None, help="only this case id (repeatable)")
+    p.add_argument("--review", action="store_true", help="also print the lines to review (bylines, widgets, captions, ...)")
+    p.add_argument("--json", default=None, help="write the findings and totals to this JSON file")
+    p.add_argument("--runs", default=None, help="write each case's text runs (text, state, reason, path) to DIR/<case>.json")
+    p.set_defaults(handler=_prove_visibility)
 
     p = verbs.add_parser("verify-inputs", help="check an external input directory (dataset.json + evidence) against a suite's bindings")
     p.add_argument("--suite", required=True, help="suite name under cases/ or suite directory")

@@ -10,7 +10,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from lexbench.dataset.case import Case
-from lexbench.dataset.suite import CASES_ROOT, Suite, load_suite
+from lexbench.dataset.suite import Suite, load_suite
 from lexbench.errors import LexbenchError, RulesError
 from lexbench.plugin.options import OPTIONS, option_value
 from lexbench.providers import PROVIDER_TYPES, Provider, ProviderConfig, ProviderSpec, RuntimePolicy, build_provider, default_config, load_config
@@ -20,7 +20,7 @@ from lexbench.replay import ReplayServer, public_url_for
 from lexbench.run.replay_check import replay_problem
 from lexbench.run.row import RowContext
 from lexbench.run.session import RunRequest, RunSession
-from lexbench.shard import Shard
+from lexbench.run.shard import Shard
 
 
 @dataclass
@@ -181,20 +181,12 @@ ACTIVATION_HINT = "pass --lexbench (or set `lexbench = true` in the ini file)"
 
 
 def benchmark_requested(config: pytest.Config) -> bool:
-    """Whether this session runs the benchmark (opens a run), the one activation predicate: ``--lexbench``,
-    ``lexbench = true`` in the ini file, or a collection argument inside lexbench's own ``cases/``
-    directory (a checkout's ``pytest --suite=demo`` from its root, where pyproject ``testpaths`` is
-    ``cases``). A ``cases/`` directory of another project never switches it on. The built-in items and a
-    user's tests on the ``lexbench_case`` fixture are recorded only then."""
-    if config.getoption("lexbench") or config.getini("lexbench"):
-        return True
-    cases_dir = CASES_ROOT.resolve()
-    for arg in config.args:
-        path = Path(arg.split("::", 1)[0])
-        path = (path if path.is_absolute() else config.invocation_params.dir / path).resolve()
-        if path == cases_dir or cases_dir in path.parents:
-            return True
-    return False
+    """Whether this session runs the benchmark (opens a run), the one activation predicate: ``--lexbench``
+    or ``lexbench = true`` in the ini file. In lexbench's own checkout, collecting its ``cases/`` directory
+    sets ``--lexbench`` too (the checkout's root ``conftest.py``: ``pytest --suite=demo`` from its root, where
+    pyproject ``testpaths`` is ``cases``); a ``cases/`` directory of another project never switches it on.
+    The built-in items and a user's tests on the ``lexbench_case`` fixture are recorded only then."""
+    return bool(config.getoption("lexbench") or config.getini("lexbench"))
 
 
 IDLE_ALLOWED = frozenset({"fetch_timeout", "retries", "no_cpu_pinning"})

@@ -92,9 +92,9 @@ def test_two_hundred_providers_are_all_compared_with_one_bootstrap_per_distinct_
     drawn once: the work no longer grows with the square of the providers."""
     import random
 
-    from lexbench import stats
-    from lexbench.record import RunRow
-    from lexbench.report_model import compare, summarise
+    from lexbench.run import stats
+    from lexbench.run.record import RunRow
+    from lexbench.report.model import compare, summarise
     from lexbench.verdict import Outcome
 
     rng = random.Random(27)
@@ -150,7 +150,7 @@ def test_audit_projection_of_a_planted_huge_answer_ends_under_the_scorers_budget
     is audited under the scorer's budget (here 0.5 s of CPU and 64 MB, so that the test does not spend the
     default's minute): the command ends with the item named as not audited, the others audited."""
     from lexbench.dataset.suite import load_suite
-    from lexbench.record import save_response
+    from lexbench.run.record import save_response
     from lexbench.scoring import budget
 
     monkeypatch.setattr(budget, "DEFAULT_BUDGET", budget.ScoringBudget(cpu_s=0.5, wall_s=600.0, memory_floor_mb=64))

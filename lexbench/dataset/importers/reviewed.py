@@ -37,7 +37,7 @@ from pydantic import ValidationError
 from lexbench.charsets import decode_page
 from lexbench.dataset.case import CaseRule, Rules, SuiteInfo
 from lexbench.dataset.compile import describe_validation_error, sha256_bytes
-from lexbench.dataset.importers.common import IndexRow, Page, PageError, detect_charset, read_gzip
+from lexbench.dataset.importers.common import IndexRow, Page, PageError, detect_charset, read_corpus_file, read_gzip
 from lexbench.dataset.importers.html_text import html_lines
 from lexbench.dataset.segment import split_paragraphs
 from lexbench.errors import CorpusImportError
@@ -112,9 +112,58 @@ def derive_reference(spec: dict[str, Any] | None, read: Callable[[str], bytes], 
     JSON; then :func:`cut_reference` (the part, paragraph lines, the one-based inclusive range).
     ``{"from": "capture", "lines": [a, b]}``: that range of the capture's visible-text lines
     (:func:`~lexbench.dataset.importers.html_text.html_lines` of the decoded capture), for sources whose
-    annotations are snippets, not a body. Raises :class:`PageError` naming the file."""
+    annotations are snippets, not a body. Either may carry ``exclude`` (:func:`exclude_lines`): the lines
+    the review leaves out, each with its reason. Raises :class:`PageError` naming the file."""
     if not spec:
         return []
+    return exclude_lines(_derive_lines(spec, read, capture), spec.get("exclude"))
+
+
+EXCLUSION_REASONS: dict[str, str] = {
+    "not_displayed": "in the capture, but hidden, clipped, collapsed or menu-nested (the visibility proof)",
+    "not_in_capture": "the source annotated text the capture does not hold (a widget loaded later, another page)",
+    "control_label": "a control's label: share or print buttons, 'Buy now', 'Lihat Foto', 'Skip'",
+    "widget": "a widget's text: related or trending links, product-card chrome, video or gallery chrome",
+    "attribution": "a byline, category label or credit line (attribution belongs to stable groups)",
+}
+"""Why a review leaves a source line out of the reference (SPEC §4): the reference is the displayed article."""
+
+
+def exclude_lines(lines: list[str], exclusions: Any) -> list[str]:
+    """``lines`` (the cut reference) without the review's exclusions (SPEC §4).
+
+    ``exclusions`` is ``None`` or a list of ``{"line": n, "reason": r, "text": t}``: ``n`` the one-based
+    number of a line of ``lines``, ``r`` a key of :data:`EXCLUSION_REASONS`, ``t`` that line's exact text
+    (so an exclusion cannot silently drop another line when the source changes). Raises
+    :class:`PageError` naming the exclusion for an unknown reason, a line out of range or listed twice, a
+    text that differs from the line, or an exclusion that would leave no line."""
+    if exclusions is None:
+        return lines
+    if not isinstance(exclusions, list):
+        raise PageError(f"sources.json: exclude must be a list of {{line, reason, text}}, got {exclusions!r}")
+    dropped: set[int] = set()
+    for item in exclusions:
+        if not isinstance(item, dict) or set(item) != {"line", "reason", "text"}:
+            raise PageError(f"sources.json: an exclusion has exactly line, reason and text, got {item!r}")
+        line, reason, text = item["line"], item["reason"], item["text"]
+        if reason not in EXCLUSION_REASONS:
+            raise PageError(f"sources.json: exclusion of line {line!r} has reason {reason!r}; use one of "
+                            f"{', '.join(EXCLUSION_REASONS)}")
+        if not isinstance(line, int) or isinstance(line, bool) or not 1 <= line <= len(lines):
+            raise PageError(f"sources.json: excluded line {line!r} is outside the reference's {len(lines)} lines")
+        if line in dropped:
+            raise PageError(f"sources.json: line {line} is excluded twice")
+        if lines[line - 1] != text:
+            raise PageError(f"sources.json: excluded line {line} reads {lines[line - 1]!r}, not {text!r}: the source "
+                            "changed or the exclusion names the wrong line")
+        dropped.add(line)
+    kept = [text for number, text in enumerate(lines, start=1) if number not in dropped]
+    if not kept:
+        raise PageError("sources.json: the exclusions leave no reference line")
+    return kept
+
+
+def _derive_lines(spec: dict[str, Any], read: Callable[[str], bytes], capture: bytes) -> list[str]:
     if spec.get("from") == "capture":
         lines = html_lines(decode_page(capture, detect_charset(capture).served)[0])
         return _line_range(lines, spec.get("lines"), "the capture's visible text")
@@ -183,10 +232,12 @@ class ReviewedSuiteFormat:
         """One row per reviewed case, in ``rules.json`` order. Reads and validates the review."""
         rules_path, sources_path = source / "rules.json", source / SOURCES_NAME
         try:
-            rules = Rules.model_validate(json.loads(rules_path.read_text(encoding="utf-8")))
-            sources = json.loads(sources_path.read_text(encoding="utf-8"))
+            rules = Rules.model_validate(json.loads(read_corpus_file(rules_path).decode("utf-8")))
+            sources = json.loads(read_corpus_file(sources_path).decode("utf-8"))
         except FileNotFoundError as exc:
             raise CorpusImportError(f"{source}: not a reviewed suite ({exc.filename} is missing)") from None
+        except OSError as exc:
+            raise CorpusImportError(f"{exc.filename}: {exc.strerror or exc}") from None
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             raise CorpusImportError(f"{source}: unreadable review file ({exc})") from None
         except ValidationError as exc:
@@ -209,8 +260,9 @@ class ReviewedSuiteFormat:
         home = evidence_home(source, self._sources)
 
         def read(relative: str) -> bytes:
+            # Confined to the evidence home: a sources.json path out of it ('..', absolute, a symlink) is refused.
             path = home / relative
-            return read_gzip(path) if path.suffix == ".gz" else _read(path)
+            return read_gzip(path, within=home) if path.suffix == ".gz" else _read(path, home)
 
         def load(row: IndexRow) -> Page:
             entry = self._sources["cases"][row.key]
@@ -238,11 +290,13 @@ class ReviewedSuiteFormat:
         return rule, reference
 
 
-def _read(path: Path) -> bytes:
+def _read(path: Path, home: Path) -> bytes:
     try:
-        return path.read_bytes()
+        return read_corpus_file(path, within=home)
     except FileNotFoundError:
         raise PageError(f"{path}: file not found (named by the review's sources.json)") from None
+    except OSError as exc:
+        raise PageError(f"{path}: {exc.strerror or exc}") from None
 
 
 FORMAT = ReviewedSuiteFormat()
