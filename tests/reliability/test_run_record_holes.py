@@ -131,8 +131,8 @@ def test_shards_beyond_the_items_leave_empty_run_records_and_the_merge_completes
     suite = write_suite(pytester.path / "suite", ARTICLES[:1])  # one case × one provider: one item, three shards
     runs = tmp_path_factory.mktemp("runs")
     shards = [runs / f"shard-{k}" for k in (1, 2, 3)]
-    for k, run_dir in enumerate(shards, 1):
-        result = pytester.runpytest(f"--suite={suite}", "--providers=reference-echo", f"--shard={k}/3",
+    for k, run_dir in enumerate(shards, 1):  # each in its own process: duckdb (report.html) loads once per process
+        result = pytester.runpytest_subprocess(f"--suite={suite}", "--providers=reference-echo", f"--shard={k}/3",
                                     f"--run-dir={run_dir}")
         assert result.ret == pytest.ExitCode.OK, result.stdout.str()[-2000:]
         manifest = json.loads((run_dir / "manifest.json").read_text())

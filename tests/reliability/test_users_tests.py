@@ -108,7 +108,7 @@ def test_a_users_test_excusing_its_own_misses_is_labelled_beside_its_pass_rate(p
     pytester.makepyfile(test_excuses=textwrap.dedent(EXCUSING_TESTS))
     suite = write_suite(pytester.path / "suite", THREE)
     run = pytester.path / "run"
-    result = pytester.runpytest(f"--suite={suite}", "--providers=reference-echo", f"--run-dir={run}", "test_excuses.py")
+    result = pytester.runpytest_subprocess(f"--suite={suite}", "--providers=reference-echo", f"--run-dir={run}", "test_excuses.py")
     rows = {(row["case"], row["provider"]): row for row in map(json.loads, (run / "results.jsonl").read_text().splitlines())}
     assert len(rows) == 15, result.stdout.str()[-3000:]  # 3 cases × (4 tests + the control): the skips recorded too
     excuses = [row for (case, provider), row in rows.items() if provider in ("rate_limited", "auth", "skipper")
