@@ -359,7 +359,8 @@ def _audit_projection(args: argparse.Namespace) -> int:
     from lexbench.dataset.compile import load_dataset, sha256_bytes
     from lexbench.dataset.suite import input_dir
     from lexbench.run.record import RESPONSES_DIR, checked_rows
-    from lexbench.scoring.audit import UNEXPLAINED, audit_items, render_table, to_json
+    from lexbench.scoring.audit import UNEXPLAINED, ItemAudit, audit_answer, render_table, to_json
+    from lexbench.scoring.budget import DEFAULT_BUDGET, BudgetSpent, within_budget
 
     run_dir = Path(args.run_dir)
     if not run_dir.is_dir():
@@ -384,12 +385,25 @@ def _audit_projection(args: argparse.Namespace) -> int:
         except (OSError, UnicodeDecodeError) as exc:
             raise RunError(f"{run_dir}: the answer of {row.item_id} cannot be read ({exc}); the run record is damaged") from None
         items.append((cases[row.case], row.provider, answer, row.content_format))
-    audited = audit_items(items)
+    audited, stopped = [], []
+    for case, provider, answer, content_format in items:
+        # Each answer under the scorer's own budget (a planted 19.5 MB answer took 92 s, then 5.9 GB).
+        try:
+            audited.append(ItemAudit(case.id, provider, within_budget(
+                lambda: audit_answer(case, answer, content_format), len(answer), DEFAULT_BUDGET)))  # noqa: B023
+        except BudgetSpent as spent:
+            stopped.append({"case": case.id, "provider": provider, "content_chars": len(answer), "reason": spent.reason})
+        del answer
     if args.json:
-        print(json.dumps(to_json(audited), ensure_ascii=False, indent=2))
+        print(json.dumps({**to_json(audited), "not_audited": stopped}, ensure_ascii=False, indent=2))
     else:
         print(render_table(audited, examples=args.examples))
-    return 1 if any(loss.rule == UNEXPLAINED for item in audited for loss in item.audit.losses) else 0
+    for item in stopped:
+        print(f"audit-projection: {item['case']}[{item['provider']}] not audited: the scorer's budget was spent "
+              f"({item['reason']}) on its answer of {item['content_chars']:,} chars; the other items are audited",
+              file=sys.stderr)
+    unexplained = any(loss.rule == UNEXPLAINED for item in audited for loss in item.audit.losses)
+    return 1 if unexplained or stopped else 0
 
 
 def installed_version() -> str:

@@ -217,7 +217,7 @@ def test_write_reports_bootstraps_once_and_matches_the_renderers(tmp_path, monke
     expected = {"report.md": render_markdown(rows, MANIFEST), "report.html": render_html(rows, MANIFEST),
                 "report.json": render_json(rows, MANIFEST)}
     calls = []
-    for name in ("pass_rate_interval", "paired_difference"):
+    for name in ("pass_rate_interval", "paired_difference_counts"):
         def counted(*args, _name=name, _real=getattr(stats, name), **kwargs):
             calls.append(_name)
             return _real(*args, **kwargs)
@@ -225,7 +225,7 @@ def test_write_reports_bootstraps_once_and_matches_the_renderers(tmp_path, monke
     paths = write_reports(tmp_path, rows, MANIFEST)
     assert {p.name: p.read_text(encoding="utf-8") for p in paths} == expected
     # One interval per provider and one per pair (a-b, a-c, b-c): the report is built once, not per file.
-    assert sorted(calls) == ["paired_difference"] * 3 + ["pass_rate_interval"] * 3
+    assert sorted(calls) == ["paired_difference_counts"] * 3 + ["pass_rate_interval"] * 3
 
 
 @pytest.mark.slow

@@ -29,6 +29,8 @@ FLAG_EXPLANATIONS = {
                                      "(scripts may add them): a provider that runs no scripts can miss them",
     "response_not_saved": "the answer could not be saved (disk full or not writable): the verdict stands, with no "
                           "answer file to read",
+    "self_reported": "a user's test reported this item unresolvable itself (a result it built as rate_limited, "
+                     "auth…, or a pytest.skip): lexbench could not check the excuse, and a certified run refuses it",
     "thread_text_as_body_no_posts_contract": "a forum thread scored as one body text: the source gives no per-post "
                                              "author, link or boundary for a posts contract",
     "title_not_standalone_in_capture": "the annotated title is not a standalone line of the capture's visible text: "
@@ -39,6 +41,11 @@ FLAG_EXPLANATIONS = {
 }
 """One line per flag code an importer or a run can put on a case or row (SPEC §4), shown beside the
 flag in the reports."""
+
+SELF_REPORTED = "self_reported"
+"""The row flag of an ``unresolvable`` verdict a user's test gave about itself (issue 27 item 6): a result
+it built as ``rate_limited``, ``auth``… or a ``pytest.skip``. lexbench cannot check the excuse, so the
+reports show it apart and a certified run refuses it."""
 
 UNEXPLAINED_FLAG = "a flag of this suite's own, which lexbench does not explain"
 

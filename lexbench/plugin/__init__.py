@@ -44,7 +44,7 @@ from lexbench.errors import LexbenchError, RunError
 from lexbench.plugin import hooks
 from lexbench.plugin.fixtures import (
     NAME_MARK, attach_test_row, case_of_test, check_test_providers, fetch_timeout, lexbench_case, lexbench_provider,
-    lexbench_run, mark_call_start, parametrize_cases, provider_of_test, register_conftest_types,
+    lexbench_run, mark_call_start, parametrize_cases, provider_of_test, redact_report, register_conftest_types,
 )
 from lexbench.plugin.items import BACKSTOP_MARGIN, CaseItem, SuiteCollector, VerdictFailure
 from lexbench.plugin.options import misrooted_path_option, option_value, pytest_addoption, resolve_options
@@ -52,6 +52,7 @@ from lexbench.plugin.state import (
     STATE, BenchState, benchmark_requested, idle_options, provider_config_of, runtime_policy_of,
 )
 from lexbench.plugin.writer import SELECTED_OUTPUT, RunWriter, run_item_names
+from lexbench.providers import PROVIDER_TYPES
 from lexbench.providers.policy import declared_family
 from lexbench.run.record import item_id
 from lexbench.replay import SERVED_FETCHES, new_run_prefix, served_fetches_url
@@ -95,6 +96,10 @@ def pytest_configure(config: pytest.Config) -> None:
     resolve_options(config)  # a bad value, from the command line or the ini file, stops the session here
     config.addinivalue_line("markers", f"{NAME_MARK}(name): the provider name a test on the lexbench_case "
                             "fixture records its answers under (default: its function name without test_)")
+    try:
+        PROVIDER_TYPES.discover()  # an installed entry point that shadows a built-in type stops the session here
+    except LexbenchError as exc:
+        raise pytest.UsageError(f"installed provider types: {exc}") from None
     register_conftest_types(config)
     provider_config, path = provider_config_of(config)
     try:
@@ -392,6 +397,9 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):  # type
         report.lexbench_properties = item.junit_properties
     elif not isinstance(item, CaseItem):
         attach_test_row(item, call, report)
+    state = item.config.stash.get(STATE, None)
+    if state is not None and state.enabled and (isinstance(item, CaseItem) or provider_of_test(item) is not None):
+        redact_report(report, state.session_redactor())  # what pytest prints and writes to the JUnit XML
     return report
 
 
@@ -399,12 +407,30 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):  # type
 @pytest.hookimpl(trylast=True)
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     """``pytest_sessionfinish``: resuming a run whose every item is already recorded runs nothing, and that
-    is a finished run, not an empty selection: exit 0 (pytest's 5 would fail a retried CI job)."""
+    is a finished run, not an empty selection: exit 0 (pytest's 5 would fail a retried CI job). A shard
+    dealt no item (:func:`_empty_shard`) writes its empty run record and exits 0 too."""
     state = session.config.stash.get(STATE, None)
-    if state is None or state.is_worker or exitstatus != pytest.ExitCode.NO_TESTS_COLLECTED or not state.completed:
+    if state is None or state.is_worker or exitstatus != pytest.ExitCode.NO_TESTS_COLLECTED:
         return
-    if len(state.completed) >= len(state.get_suite().cases) * len(state.provider_names):
+    if state.completed and len(state.completed) >= len(state.get_suite().cases) * len(state.provider_names):
         session.exitstatus = pytest.ExitCode.OK
+    elif _empty_shard(state) and _runs_items(session.config):
+        # More shards than items: this one was dealt none. It still leaves its (empty) run record, or
+        # `lexbench report --merge` of every shard could never complete (issue 27 item 9).
+        _start_run(session.config)
+        session.exitstatus = pytest.ExitCode.OK
+
+
+def _empty_shard(state: BenchState) -> bool:
+    """Whether ``--shard`` dealt this session none of the suite's cases × selected providers, nor any
+    case of a user's test (dealt by case, as :func:`pytest_collection_modifyitems` deals them), and no
+    ``-k``/``-m`` narrowed the selection (then an empty selection is the user's, and pytest's exit 5 stands)."""
+    shard, config = state.shard, state.config
+    if shard is None or state.pending is None or config.getoption("keyword") or config.getoption("markexpr"):
+        return False
+    cases, providers = len(state.get_suite().cases), len(state.provider_names)
+    return not any(shard.holds(c, p, providers) for c in range(cases) for p in range(providers)) and \
+        not any(shard.holds(c, 0, 1) for c in range(cases))
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

@@ -21,20 +21,24 @@ import os
 import re
 import time
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 
+from lexbench.answer import ProviderResult
 from lexbench.dataset.case import Case
+from lexbench.dataset.flags import SELF_REPORTED
 from lexbench.errors import ConfigError, LexbenchError
 from lexbench.plugin.options import option_value
 from lexbench.plugin.state import ACTIVATION_HINT, STATE, BenchState
 from lexbench.providers import PROVIDER_TYPES, Provider, register_provider_type
 from lexbench.providers.config import PROVIDER_NAME
+from lexbench.providers.call import CURRENT_CALL, CallContext
 from lexbench.providers.credentials import Redactor
 from lexbench.run.fetcher import BenchmarkRun, CaseTarget, VerdictFailure, timed
-from lexbench.run.row import crashed_row, junit_properties
+from lexbench.run.row import crashed_row, junit_properties, self_reported, skipped_row
 from lexbench.run.session import scored_row
-from lexbench.verdict import Verdict
+from lexbench.verdict import Outcome, Verdict
 
 CASE_FIXTURE = "lexbench_case"
 NAME_MARK = "lexbench_provider_name"
@@ -65,17 +69,24 @@ def lexbench_case(request: pytest.FixtureRequest) -> CaseTarget:
     item = request.node
     name = provider_of_test(item)
 
-    def record(result, verdict: Verdict, received: float) -> None:  # type: ignore[no-untyped-def]
+    def record(result, verdict: Verdict, received: float) -> Verdict:  # type: ignore[no-untyped-def]
         if _ROW in item.stash:
             raise RuntimeError(f"lexbench.assert_passes was called twice for case {case.id} in {item.nodeid}; "
                                "a test gives one answer per case")
         result = timed(result, received - item.stash.get(_STARTED, received))
         context = state.row_context(name, state.get_suite().id, TEST_CONTRACT)
-        row = scored_row(state.run_dir, context, case, result, verdict, Redactor())  # a user's test declares no credentials
+        # A user's test declares no credentials of its own but may hold any configured provider's (its
+        # answer may come from lexbench_provider(name)): the session's redactor masks them all (SPEC §5).
+        redactor = state.session_redactor()
+        shown = redactor.result(self_reported(verdict))  # the test's own excuse, labelled (issue 27 item 6)
+        row = scored_row(state.run_dir, context, case, result, shown, redactor)
+        if shown.outcome is Outcome.UNRESOLVABLE:
+            row.flags = [*row.flags, SELF_REPORTED]
         item.stash[_ROW] = row.model_dump_json()
         # Per-item figures travel to the testsuite's properties (RunWriter): xunit2 has none per testcase.
         item.stash[_PROPERTIES] = [(f"lexbench/{row.item_id}/{figure}", value) for figure, value
                                    in junit_properties(verdict, result.latency_s, len(result.content))]
+        return shown
 
     return CaseTarget(case, lambda: state.target_url(case), sink=record)
 
@@ -94,15 +105,48 @@ def lexbench_provider(pytestconfig: pytest.Config) -> Callable[[str], Provider]:
     configuration does not define."""
     state = _enabled_state(pytestconfig)
 
+    built: dict[str, TestProvider] = {}
+
     def build(name: str) -> Provider:
         try:
             state.spec(name)
         except KeyError:
             raise LookupError(f"no provider {name!r} in the provider configuration ({state.provider_config_path or 'built-in'}); "
                               f"configured: {', '.join(state.provider_config.names)}") from None
-        return state.get_provider(name)
+        if name not in built:
+            built[name] = TestProvider(state.get_provider(name))
+        return built[name]  # type: ignore[return-value]
 
     return build
+
+
+class TestProvider:
+    """A configured provider as ``lexbench_provider(name)`` hands it to a user's test: the provider's own
+    attributes, and :meth:`fetch` as one physical call made under the call context the runtime policy
+    gives a built-in item's call (:data:`~lexbench.providers.call.CURRENT_CALL`), so the HTTP boundary
+    masks the provider's credentials in its debug log, drops them from a redirect and the hosted
+    adapters from their error excerpts, as they do for the built-in provider (SPEC §5)."""
+
+    __test__ = False  # not a pytest test class, whatever its name
+
+    def __init__(self, provider: Provider) -> None:
+        self.provider = provider
+
+    def fetch(self, case: Case, timeout: float, url: str) -> ProviderResult:
+        """``provider.fetch(case, timeout, url)`` under a call context; returns or raises what it does."""
+        context = CallContext(provider=self.provider.name, case_id=case.id, attempt=1, redactor=self.provider.redactor())
+        token = CURRENT_CALL.set(context)
+        try:
+            return self.provider.fetch(case, timeout, url)
+        finally:
+            CURRENT_CALL.reset(token)
+            context.trace.memory.close()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.__dict__["provider"], name)
+
+    def __repr__(self) -> str:
+        return f"TestProvider({self.provider.name!r})"
 
 
 @pytest.fixture(scope="session")
@@ -181,11 +225,30 @@ def mark_call_start(item: pytest.Item) -> None:
         item.stash[_STARTED] = time.perf_counter()
 
 
+def redact_report(report: pytest.TestReport, redactor: Redactor) -> None:
+    """Mask every secret ``redactor`` knows in what pytest shows and writes of ``report`` (its terminal
+    output, ``-rA`` summary and JUnit XML): the failure or skip message (``longrepr``, rendered as text
+    when it holds one), the captured output and logs (``sections``) and ``user_properties``."""
+    if not redactor:
+        return
+    longrepr = report.longrepr
+    if isinstance(longrepr, tuple) and len(longrepr) == 3:  # a skip: (path, line, reason)
+        report.longrepr = (longrepr[0], longrepr[1], redactor.text(str(longrepr[2])))
+    elif longrepr is not None:
+        text = str(longrepr)
+        if redactor.holds_secret(text):
+            report.longrepr = redactor.text(text)
+    report.sections = [(title, redactor.text(content)) for title, content in report.sections]
+    report.user_properties = [(name, redactor.text(value) if isinstance(value, str) else value)
+                              for name, value in report.user_properties]
+
+
 def attach_test_row(item: pytest.Item, call: pytest.CallInfo, report: pytest.TestReport) -> None:
     """On a user's test's call report: its row (``lexbench_row``) and provider (``lexbench_test_provider``);
-    a test that raised before answering is recorded as crashed, quoting the exception. A ``fail``
-    verdict is shown as its explanation alone."""
-    if call.when != "call":
+    a test that raised before answering is recorded as crashed, quoting the exception, and one that
+    skipped itself (in its call or setup) as ``unresolvable``, flagged ``self_reported``
+    (:func:`~lexbench.run.row.skipped_row`). A ``fail`` verdict is shown as its explanation alone."""
+    if call.when not in ("setup", "call"):
         return
     if call.excinfo is not None and isinstance(call.excinfo.value, VerdictFailure):
         report.longrepr = str(call.excinfo.value)
@@ -194,6 +257,12 @@ def attach_test_row(item: pytest.Item, call: pytest.CallInfo, report: pytest.Tes
     if name is None or case is None or state is None or not state.enabled:
         return
     row = item.stash.get(_ROW, None)
+    if call.when == "setup" and not report.skipped:
+        return  # its call phase gives the row
+    if row is None and report.skipped:  # it skipped itself instead of answering: its own excuse, recorded
+        reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr or "")
+        reason = state.session_redactor().text(reason.removeprefix("Skipped: "))[:500]
+        row = skipped_row(state.row_context(name, state.get_suite().id, TEST_CONTRACT), case, reason).model_dump_json()
     if row is not None and report.skipped and isinstance(report.longrepr, tuple):
         path, line = item.reportinfo()[:2]  # an unresolvable verdict: shown at the test, not inside lexbench
         report.longrepr = (os.fspath(path), (line or 0) + 1, report.longrepr[2])
@@ -202,7 +271,7 @@ def attach_test_row(item: pytest.Item, call: pytest.CallInfo, report: pytest.Tes
         report.longrepr = NO_ANSWER
     if row is None and report.failed:
         if call.excinfo is not None and call.excinfo.exconly().strip():
-            message = call.excinfo.exconly().strip().splitlines()[-1][:500]
+            message = state.session_redactor().text(call.excinfo.exconly().strip().splitlines()[-1])[:500]
         else:
             message = NO_ANSWER
         row = crashed_row(state.row_context(name, state.get_suite().id, TEST_CONTRACT), case, message).model_dump_json()

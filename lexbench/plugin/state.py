@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -48,6 +49,7 @@ class BenchState:
     replay_tokens: dict[str, str] = field(default_factory=dict)  # provider → its path secret under the prefix
     enabled: bool = False  # the benchmark runs in this session (benchmark_requested, told to workers)
     last_failed: frozenset[str] = frozenset()  # controller with --lf: pytest's cached failures as the session began
+    _redactor: tuple[tuple[str, ...], Redactor] | None = None  # session_redactor's, with the values it masks
 
     @property
     def is_worker(self) -> bool:
@@ -113,6 +115,16 @@ class BenchState:
         """The redactor for provider ``name``'s credentials as they are now (its ``not_secret``
         identifiers excepted), built from its configuration whether or not it was called."""
         return Redactor.from_environment(self.spec(name).secret_variables())
+
+    def session_redactor(self) -> Redactor:
+        """The session's redactor: every secret of every provider the configuration defines (and of the
+        selected ones), as they are now. What a user's test writes or shows passes through it, since
+        the test may call any configured provider (``lexbench_provider``) or hold any of their keys."""
+        names = [*self.provider_config.secret_variables(), *(v for spec in self.specs.values() for v in spec.secret_variables())]
+        values = tuple(os.environ.get(name) or "" for name in dict.fromkeys(names))
+        if self._redactor is None or self._redactor[0] != values:  # built again only when a value changed
+            self._redactor = (values, Redactor(values))
+        return self._redactor[1]
 
     def _replay(self) -> ReplayServer:
         if self.replay is None:

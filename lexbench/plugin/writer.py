@@ -102,7 +102,7 @@ class RunWriter:
         if run is None:
             return
         try:
-            if row_json and report.when == "call":
+            if row_json and (report.when == "call" or report.when == "setup" and report.skipped):
                 tested = getattr(report, "lexbench_test_provider", None)
                 if tested:  # a user's test on lexbench_case: the manifest lists its provider first
                     run.add_test_provider(tested, report.nodeid.split("[", 1)[0])

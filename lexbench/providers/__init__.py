@@ -56,6 +56,12 @@ class ProviderRegistry(Mapping[str, "type[Provider]"]):
         self._group = group
         self._origins: dict[str, str] = {}  # type name -> the entry point that declared it
 
+    def discover(self) -> None:
+        """Read the installed distributions' entry points now (they are otherwise read on first use), so
+        that a session refuses a bad one before it starts. Raises :class:`ConfigError` for one that takes
+        a built-in type's name, naming its distribution."""
+        self._discover()
+
     def _discover(self) -> None:
         """Add the entry points of the group, once. Raises :class:`ConfigError` for one that takes a
         built-in type's name."""
@@ -68,7 +74,8 @@ class ProviderRegistry(Mapping[str, "type[Provider]"]):
             dist = point.dist.name if point.dist is not None else "an unnamed distribution"
             origin = f"entry point {point.name} = {point.value!r} of {dist} (group {group})"
             if point.name in self.builtin:
-                raise ConfigError(f"{origin}: {point.name!r} is a built-in provider type; rename the entry point")
+                raise ConfigError(f"{origin}: {point.name!r} is a built-in provider type; rename the entry point "
+                                  f"in {dist}, or uninstall it (pip uninstall {dist})")
             self._entries.setdefault(point.name, point.value)
             self._origins.setdefault(point.name, origin)
 

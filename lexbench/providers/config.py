@@ -113,6 +113,11 @@ class ProviderConfig(BaseModel):
     def names(self) -> list[str]:
         return [spec.name for spec in self.providers]
 
+    def secret_variables(self) -> list[str]:
+        """The secret variables of every provider this configuration defines, selected or not (a user's
+        test may call any of them through ``lexbench_provider``), first-seen order, no repeats."""
+        return list(dict.fromkeys(name for spec in self.providers for name in spec.secret_variables()))
+
     def select(self, selection: str | None, *, example: Path | None = None) -> list[ProviderSpec]:
         """The providers a ``--providers`` value selects: ``None`` or ``configured`` → ``default_providers``;
         else comma-separated names. Raises :class:`ConfigError` for unknown or repeated names; for an

@@ -30,7 +30,8 @@ from lexbench.report.memory import memory_intro, mib_text
 from lexbench.report.model import (BREAKDOWNS, COMPARISON_HEADINGS, COMPONENT_COLUMNS, COMPONENT_LABELS, FLAGS_INTRO,
                                    LEADERBOARD_COMPONENTS, ProviderSummary, ReportModel, boilerplate_text, build_model,
                                    cost_text, flagged_cases, import_caveats, import_heading, interval_text, ordered_rows,
-                                   pct, ratio, run_lines, secs, shown_text, signed_pct, summarise, tokens_text)
+                                   pct, ratio, run_lines, secs, shown_text, signed_pct, summarise, tokens_text,
+                                   unresolvable_text)
 from lexbench.verdict import Outcome
 
 COLOURS = {"pass": "#2e7d32", "fail": "#c62828", "unresolvable": "#9e9e9e", "missing": "#eeeeee"}
@@ -288,12 +289,13 @@ def html_from_model(model: ReportModel, trend_panel: str | None = None) -> str:
                          "Pass rate per provider; the whisker is the 95 % bootstrap interval over cases."))
     for board in report["leaderboards"]:
         parts.append(f"<h3>{escape(board['title'])}</h3>")
-        head = ["provider", "items", "pass", "fail", "unresolvable", "pass rate", "95 % CI"]
+        head = ["provider", "items", "pass", "fail", "unresolvable", "pass rate", "unresolvable share", "95 % CI"]
         head += [COMPONENT_LABELS[c] for c in LEADERBOARD_COMPONENTS] + ["p50 s", "p95 s", "noise", "answer tokens"]
         body = []
         for p in board["providers"]:
             body.append([_t(p["provider"]), _n(p["items"]), _n(p["pass"]), _n(p["fail"]), _n(p["unresolvable"]),
-                         _n(pct(p["pass_rate"])), _n(interval_text(p["interval"]))]
+                         _n(pct(p["pass_rate"])), _n(unresolvable_text(p["unresolvable_share"], p["self_reported"])),
+                         _n(interval_text(p["interval"]))]
                         + [_n(pct(p["components"][c.value])) for c in LEADERBOARD_COMPONENTS]
                         + [_n(secs(p["latency_p50_s"])), _n(secs(p["latency_p95_s"])), _n(ratio(p["noise"])),
                            _n(tokens_text(p["answer_tokens"]))])

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from lexbench.run import stats
-from lexbench.dataset.flags import flag_explanation
+from lexbench.dataset.flags import SELF_REPORTED, flag_explanation
 from lexbench.run.record import RESPONSES_DIR, RunRow, scorer_version
 from lexbench.report.memory import memory_figures
 from lexbench.run.attestation import record_problems
@@ -117,6 +117,13 @@ class ProviderSummary:
     boilerplate: tuple[int, int, int] | None = None
     """``(found, probes, pages)``: ``without`` snippets found in the answers, listed, and the answered
     pages that list them (trafilatura-eval); ``None`` when no case of the run has such probes."""
+    self_reported: int = 0
+    """Unresolvable items whose excuse a user's test gave about itself (row flag ``self_reported``)."""
+
+    @property
+    def unresolvable_share(self) -> float | None:
+        """Unresolvable ÷ items (0–1), shown beside the pass rate, which leaves them out (issue 27 item 6)."""
+        return self.unresolvable / self.items if self.items else None
 
     @property
     def pass_rate(self) -> float | None:
@@ -228,6 +235,7 @@ def summarise(rows: Iterable[RunRow]) -> list[ProviderSummary]:
             cost=dict(sorted(costs.items())) if costs else None,
             costed_items=costed,
             boilerplate=_boilerplate(answered),
+            self_reported=sum(1 for row in items if row.outcome is Outcome.UNRESOLVABLE and SELF_REPORTED in row.flags),
         ))
     summaries.sort(key=lambda s: (_contract_rank(s.output_contract), -(s.pass_rate or 0.0), s.provider))
     return summaries
@@ -262,11 +270,25 @@ class Comparison:
 
 def compare(rows: Iterable[RunRow], summaries: Sequence[ProviderSummary]) -> list[Comparison]:
     """Paired comparisons of every two providers within each output contract except controls, in
-    leaderboard order. Pairs with no shared scored case are left out."""
+    leaderboard order. Pairs with no shared scored case are left out.
+
+    Every pair is compared (no cap): scored and passed cases are bit sets per provider, and the bootstrap
+    is drawn once per distinct counts (:func:`lexbench.run.stats.paired_difference_counts`, issue 27 item 9)."""
     rows = list(rows)
-    scored = {(r.provider, r.case): r.outcome is Outcome.PASS for r in rows if r.outcome is not Outcome.UNRESOLVABLE}
-    noise = {(r.provider, r.case): r.content_chars / r.reference_chars for r in rows
-             if r.outcome is not Outcome.UNRESOLVABLE and r.content_chars and r.reference_chars}
+    cases = sorted({r.case for r in rows})
+    index = {case: number for number, case in enumerate(cases)}
+    bit = {case: 1 << number for case, number in index.items()}
+    scored: dict[str, int] = defaultdict(int)  # provider → its scored cases, one bit per case
+    passed: dict[str, int] = defaultdict(int)
+    noise: dict[str, dict[int, float]] = defaultdict(dict)  # provider → {case index: answer ÷ reference}
+    for r in rows:
+        if r.outcome is Outcome.UNRESOLVABLE:
+            continue
+        scored[r.provider] |= bit[r.case]
+        if r.outcome is Outcome.PASS:
+            passed[r.provider] |= bit[r.case]
+        if r.content_chars and r.reference_chars:
+            noise[r.provider][index[r.case]] = r.content_chars / r.reference_chars
     out = []
     for contract in CONTRACT_TITLES:
         if contract == "control":
@@ -274,19 +296,27 @@ def compare(rows: Iterable[RunRow], summaries: Sequence[ProviderSummary]) -> lis
         group = [s.provider for s in summaries if s.output_contract == contract]
         for i, first in enumerate(group):
             for second in group[i + 1:]:
-                cases = sorted(c for (p, c) in scored if p == first and (second, c) in scored)
-                a = [scored[(first, c)] for c in cases]
-                b = [scored[(second, c)] for c in cases]
-                interval = stats.paired_difference(a, b, key=f"{contract}:{first}:{second}")
+                shared = scored[first] & scored[second]
+                if not shared:
+                    continue
+                n = shared.bit_count()
+                a, b = passed[first] & shared, passed[second] & shared
+                interval = stats.paired_difference_counts(n, (a & ~b).bit_count(), (b & ~a).bit_count())
                 if interval is None:
                     continue
-                both = [c for c in cases if (first, c) in noise and (second, c) in noise]
-                out.append(Comparison(output_contract=contract, first=first, second=second, shared_cases=len(cases),
-                                      first_rate=sum(a) / len(a), second_rate=sum(b) / len(b), difference=interval,
-                                      first_noise=statistics.median(noise[(first, c)] for c in both) if both else None,
-                                      second_noise=statistics.median(noise[(second, c)] for c in both) if both else None))
+                first_noise, second_noise = _shared_noise(noise[first], noise[second], shared)
+                out.append(Comparison(output_contract=contract, first=first, second=second, shared_cases=n,
+                                      first_rate=a.bit_count() / n, second_rate=b.bit_count() / n, difference=interval,
+                                      first_noise=first_noise, second_noise=second_noise))
     return out
 
+
+def _shared_noise(first: dict[int, float], second: dict[int, float], shared: int) -> tuple[float | None, float | None]:
+    """Each provider's median noise over the shared cases (bits of ``shared``) both answered."""
+    both = [index for index in first if index in second and shared >> index & 1]
+    if not both:
+        return None, None
+    return statistics.median(first[i] for i in both), statistics.median(second[i] for i in both)
 
 
 def _round(value: float | None, digits: int = 4) -> float | None:
@@ -382,10 +412,13 @@ def _report_data(rows: list[RunRow], manifest: dict[str, Any], summaries: list[P
         "run": run,
         "method": {
             "pass_rate": "pass / (pass + fail); unresolvable items are counted apart",
+            "unresolvable_share": "unresolvable / items, beside every pass rate; self_reported counts those a "
+                                  "user's test excused itself (not checked by lexbench)",
             "interval": f"{int(stats.CONFIDENCE * 100)} % percentile bootstrap over cases",
             "resamples": stats.RESAMPLES, "seed": stats.SEED, "draws": stats.DRAWS,
             "comparison": "paired bootstrap of the pass-rate difference over the cases both providers scored; "
-                          "real when its interval excludes 0",
+                          "real when its interval excludes 0; every pair of a contract, its random stream keyed by "
+                          "the pair's counts (equal counts, equal interval)",
         },
         "counts": {"cases": len({r.case for r in rows}), "providers": len(providers), "items": len(rows)},
         "leaderboards": [],
@@ -405,7 +438,9 @@ def _report_data(rows: list[RunRow], manifest: dict[str, Any], summaries: list[P
             continue
         report["leaderboards"].append({"output_contract": contract, "title": title, "providers": [{
             "provider": s.provider, "items": s.items, "pass": s.passed, "fail": s.failed,
-            "unresolvable": s.unresolvable, "pass_rate": _round(s.pass_rate), "interval": _interval(s.interval),
+            "unresolvable": s.unresolvable, "pass_rate": _round(s.pass_rate),
+            "unresolvable_share": _round(s.unresolvable_share), "self_reported": s.self_reported,
+            "interval": _interval(s.interval),
             "components": {c.value: _round(s.component_pass_rate(c)) for c in LEADERBOARD_COMPONENTS},
             "latency_p50_s": _round(s.latency_p50), "latency_p95_s": _round(s.latency_p95),
             "noise": _round(s.noise), "answer_tokens": s.answer_tokens,
@@ -454,6 +489,12 @@ def _report_data(rows: list[RunRow], manifest: dict[str, Any], summaries: list[P
 def pct(value: float | None) -> str:
     """A share as a percentage with one decimal (``–`` for ``None``)."""
     return "–" if value is None else f"{value * 100:.1f} %"
+
+
+def unresolvable_text(share: float | None, self_reported: int) -> str:
+    """The unresolvable share as shown beside a pass rate: ``12.5 %``, with ``(2 self-reported)`` when a
+    user's test excused some of them itself."""
+    return pct(share) + (f" ({self_reported} self-reported)" if self_reported else "")
 
 
 

@@ -29,7 +29,7 @@ from lexbench.report.memory import memory_intro, mib_text
 from lexbench.report.model import (
     BREAKDOWNS, COMPARISON_HEADINGS, COMPONENT_COLUMNS, COMPONENT_LABELS, FLAGS_INTRO, LEADERBOARD_COMPONENTS,
     ReportModel, boilerplate_text, build_model, cost_text, flagged_cases, import_caveats, import_heading, interval_text,
-    pct, ratio, run_lines, secs, shown_text, signed_pct, summarise, tokens_text,
+    pct, ratio, run_lines, secs, shown_text, signed_pct, summarise, tokens_text, unresolvable_text,
 )
 from lexbench.run.rundir import write_file
 
@@ -93,13 +93,14 @@ def markdown_from_model(model: ReportModel) -> str:
         # One header cell per component column, so the header always matches the rows.
         components = " | ".join(COMPONENT_LABELS[c] for c in LEADERBOARD_COMPONENTS)
         lines += [f"### {board['title']}", "",
-                  f"| provider | items | pass | fail | unresolvable | pass rate | 95 % CI | {components} "
+                  f"| provider | items | pass | fail | unresolvable | pass rate | unresolvable share | 95 % CI | {components} "
                   "| p50 s | p95 s | noise | answer tokens |",
-                  "|---|" + "---:|" * (10 + len(LEADERBOARD_COMPONENTS))]
+                  "|---|" + "---:|" * (11 + len(LEADERBOARD_COMPONENTS))]
         for p in board["providers"]:
             parts = " | ".join(pct(p["components"][c.value]) for c in LEADERBOARD_COMPONENTS)
             lines.append(f"| {md_text(p['provider'])} | {p['items']} | {p['pass']} | {p['fail']} | {p['unresolvable']} "
-                         f"| {pct(p['pass_rate'])} | {interval_text(p['interval'])} | {parts} | {secs(p['latency_p50_s'])} "
+                         f"| {pct(p['pass_rate'])} | {unresolvable_text(p['unresolvable_share'], p['self_reported'])} "
+                         f"| {interval_text(p['interval'])} | {parts} | {secs(p['latency_p50_s'])} "
                          f"| {secs(p['latency_p95_s'])} | {ratio(p['noise'])} | {tokens_text(p['answer_tokens'])} |")
         lines.append("")
         probed = [p for p in board["providers"] if "boilerplate_probes" in p]
@@ -253,13 +254,19 @@ def render_terminal(rows: Sequence[RunRow]) -> list[str]:
     def name(provider: str) -> str:
         return (provider if len(provider) <= width else provider[:width - 1] + "…").ljust(width)
 
-    out = [f"{'provider':<{width}} {'contract':<8} {'pass':>5} {'fail':>5} {'unres':>5} {'rate':>7} {'95 % CI':>9} "
-           f"{'p50 s':>7} {'noise':>7}"]
+    out = [f"{'provider':<{width}} {'contract':<8} {'pass':>5} {'fail':>5} {'unres':>5} {'rate':>7} {'unres %':>8} "
+           f"{'95 % CI':>9} {'p50 s':>7} {'noise':>7}"]
     for s in summaries:
         ci = "–" if s.interval is None else f"{s.interval.low * 100:.0f}–{s.interval.high * 100:.0f} %"
+        share = pct(s.unresolvable_share) + ("*" if s.self_reported else "")
         out.append(f"{name(s.provider)} {s.output_contract:<8} {s.passed:>5} {s.failed:>5} {s.unresolvable:>5} "
-                   f"{pct(s.pass_rate):>7} {ci:>9} {secs(s.latency_p50):>7} {ratio(s.noise):>7}")
+                   f"{pct(s.pass_rate):>7} {share:>8} {ci:>9} {secs(s.latency_p50):>7} {ratio(s.noise):>7}")
     out.append("rate = pass ÷ (pass + fail), unresolvable items apart; noise = median answer ÷ reference size")
+    out.append("unres % = the unresolvable items' share of all items, beside the rate that leaves them out")
+    excused = [s for s in summaries if s.self_reported]
+    if excused:  # one provider a line: the list must fit 100 columns too
+        out.append("* self-reported: unresolvable items a user's test excused itself, not checked by lexbench:")
+        out += [f"  {name(s.provider).rstrip()}: {s.self_reported}" for s in excused]
     out += ["", "component pass rates: share of the items where the component was scored that passed it"]
     columns = [(c, max(7, len(COMPONENT_LABELS[c]))) for c in LEADERBOARD_COMPONENTS]
     out.append(f"{'provider':<{width}}" + "".join(f" {COMPONENT_LABELS[c]:>{w}}" for c, w in columns))

@@ -31,8 +31,9 @@ FORMATS = ("html", "markdown", "text")
 _MEASURE_CHUNK = 1_000_000
 """Characters encoded at a time when measuring an answer, so measuring never copies the whole of it."""
 
-AnswerSink = Callable[[ProviderResult, Verdict, float], None]
-"""Receives a scored answer: the result, its verdict and ``time.perf_counter()`` when it was handed in."""
+AnswerSink = Callable[[ProviderResult, Verdict, float], Verdict | None]
+"""Receives a scored answer: the result, its verdict and ``time.perf_counter()`` when it was handed in;
+returns the verdict as it may be shown (its credentials masked), or ``None`` to show it as it is."""
 
 
 class VerdictFailure(AssertionError):
@@ -171,7 +172,8 @@ def assert_passes(case: CaseTarget | Case, answer: str | ProviderResult, *, form
 
     verdict = score_within_budget(plain, result)
     if target is not None and target._sink is not None:
-        target._sink(result, verdict, received)
+        shown = target._sink(result, verdict, received)  # what the test shows passes the session's redactor
+        verdict = verdict if shown is None else shown
     if verdict.outcome is Outcome.FAIL:
         raise VerdictFailure(verdict)
     if verdict.outcome is Outcome.UNRESOLVABLE:

@@ -76,6 +76,11 @@ _ASCII_CLASSES = bytes(
 _TOKEN_CHUNK = 1 << 20
 
 
+MAX_LATENCY_S = 1_000_000.0
+"""Largest ``latency_s`` a row may hold (about 11.6 days): far beyond any call's deadline (the fetch
+timeout is at most a day) and pytest-timeout's backstop; a larger or negative one is forged."""
+
+
 Sha256 = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{64}$")]
 """A sha256 as 64 lower-case hex digits: the only form a field that becomes a path may take."""
 
@@ -116,23 +121,25 @@ class RunRow(BaseModel):
     failure_class: str | None = None
     explanation: str
     components: list[ComponentResult] = Field(default_factory=list)
-    latency_s: float | None = None
+    # Bounded, so that a forged figure is refused by name (issue 27 item 9): no call or user's test lasts
+    # MAX_LATENCY_S, and no size is negative.
+    latency_s: float | None = Field(default=None, ge=0, le=MAX_LATENCY_S)
     attempts: list[Attempt] = Field(default_factory=list)
     metadata: ResultMetadata = Field(default_factory=ResultMetadata)
     error_type: str | None = None
     error_message: str | None = None
     content_format: str | None = None
-    content_chars: int = 0
-    content_tokens: int | None = None
-    reference_chars: int | None = None
+    content_chars: int = Field(default=0, ge=0)
+    content_tokens: int | None = Field(default=None, ge=0)
+    reference_chars: int | None = Field(default=None, ge=0)
     response_sha256: Sha256 | None = None
     flags: list[str] = Field(default_factory=list)
     dataset_sha256: Sha256 | None = None
     configuration_sha256: Sha256 | None = None
     # Only for cases with boilerplate probes (trafilatura-eval); absent otherwise, so other rows keep their bytes.
-    boilerplate_probes: int | None = Field(default=None, exclude_if=lambda value: value is None)
+    boilerplate_probes: int | None = Field(default=None, ge=0, exclude_if=lambda value: value is None)
     """How many ``without`` snippets the case lists (:mod:`lexbench.scoring.probes`)."""
-    boilerplate_found: int | None = Field(default=None, exclude_if=lambda value: value is None)
+    boilerplate_found: int | None = Field(default=None, ge=0, exclude_if=lambda value: value is None)
     """How many of them the answer contains: a diagnostic beside the noise figure, not a verdict."""
 
     @property
@@ -442,8 +449,9 @@ def checked_rows(run_dir: Path, *, approved: frozenset[str] = frozenset()) -> tu
 
     Raises :class:`RunError` when ``run_dir`` is not a run directory lexbench left as it is
     (:func:`lexbench.run.rundir.check_run_dir`), its manifest is damaged, a line of ``results.jsonl`` is
-    not a row (naming the line and field), a row names a provider the manifest does not, a row belongs
-    to another suite or configuration than the manifest's, or an item has more than one row.
+    not a row (naming the line and field: a figure out of its bounds too), a row names a provider the
+    manifest does not, a row belongs to another suite or configuration than the manifest's, names a case
+    the suite does not hold (:func:`unknown_cases`), or an item has more than one row.
     """
     check_run_dir(run_dir, manifest_required=True)
     manifest = read_manifest(run_dir)
@@ -462,11 +470,55 @@ def checked_rows(run_dir: Path, *, approved: frozenset[str] = frozenset()) -> tu
     if foreign:
         raise RunError(f"{run_dir}: {RESULTS_NAME} holds rows of another run; refusing to mix them:\n  "
                        + "\n  ".join(foreign))
+    unknown = unknown_cases(numbered, manifest.get("suite") or {})  # after the rows of another suite are named so
+    if unknown:
+        raise RunError(f"{run_dir / RESULTS_NAME}: {len(unknown)} line(s) are not result rows of this run; the run "
+                       "record is damaged:\n  " + "\n  ".join(unknown[:5]))
     duplicates = duplicate_items(rows)
     if duplicates:
         raise RunError(f"{run_dir}: {len(duplicates)} item(s) recorded more than once "
                        f"({', '.join(duplicates[:5])}); the run record is inconsistent")
     return manifest, rows
+
+
+def unknown_cases(numbered: Sequence[tuple[int, RunRow]], suite: Mapping[str, Any]) -> list[str]:
+    """Why rows name cases their suite does not hold, one line each: ``line N: field case: …``.
+
+    ``numbered``: (line number, row) pairs; ``suite``: the manifest's ``suite`` facts. The case ids come
+    from the suite's ``dataset.json`` at the recorded path when its sha256 is the recorded one; when the
+    suite is not there any more (a run copied to another machine), the rows may at least not name more
+    cases than the suite had."""
+    known = _recorded_case_ids(suite)
+    name = suite.get("id", "?")
+    if known is not None:
+        return [f"line {number}: field case: {row.case!r} is not a case of suite {name} ({suite.get('path')})"
+                for number, row in numbered if row.case not in known]
+    cases = {row.case for _, row in numbered}
+    count = suite.get("cases")
+    if isinstance(count, int) and len(cases) > count:
+        return [f"field case: the rows name {len(cases)} cases, suite {name} has {count}"]
+    return []
+
+
+def _recorded_case_ids(suite: Mapping[str, Any]) -> frozenset[str] | None:
+    """The case ids of the suite a manifest recorded, read from its ``dataset.json`` when that file is
+    still at the recorded path with the recorded sha256; else ``None``."""
+    path, digest = suite.get("path"), suite.get("dataset_sha256")
+    if not isinstance(path, str) or not isinstance(digest, str):
+        return None
+    from lexbench.dataset.suite import input_dir  # only when a report is built
+
+    try:
+        data = (input_dir(Path(path)) / "dataset.json").read_bytes()
+    except OSError:
+        return None
+    if hashlib.sha256(data).hexdigest() != digest:
+        return None
+    try:
+        cases = json.loads(data)["cases"]
+        return frozenset(case["id"] for case in cases)
+    except (ValueError, KeyError, TypeError):
+        return None
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ import re
 from dataclasses import dataclass
 
 from lexbench.dataset.case import Case
+from lexbench.dataset.flags import SELF_REPORTED
 from lexbench.answer import ErrorType, ProviderResult
 from lexbench.run.record import RunRow, count_tokens
 from lexbench.verdict import Component, Outcome, Verdict
@@ -69,6 +70,26 @@ def crashed_row(context: RowContext, case: Case, message: str) -> RunRow:
     row = row_of(context, case, verdict)
     row.error_type, row.error_message = ErrorType.CRASHED.value, message
     return row
+
+
+_SELF_REPORTED_NOTE = "unresolvable: self-reported by the test, not checked by lexbench: "
+
+
+def self_reported(verdict: Verdict) -> Verdict:
+    """``verdict`` of a user's test labelled self-reported when it is ``unresolvable`` (its explanation
+    then says so, after the ``unresolvable: `` it opens with); other verdicts as they are."""
+    if verdict.outcome is not Outcome.UNRESOLVABLE or verdict.explanation.startswith(_SELF_REPORTED_NOTE):
+        return verdict
+    reason = verdict.explanation.removeprefix("unresolvable: ")
+    return verdict.model_copy(update={"explanation": _SELF_REPORTED_NOTE + reason})
+
+
+def skipped_row(context: RowContext, case: Case, reason: str) -> RunRow:
+    """The row of a user's test that skipped itself (``pytest.skip``, a skip mark) instead of answering:
+    ``unresolvable`` of class ``skipped``, flagged :data:`SELF_REPORTED`, quoting ``reason``."""
+    verdict = Verdict(outcome=Outcome.UNRESOLVABLE, failure_class="skipped",
+                      explanation=f"{_SELF_REPORTED_NOTE}the test skipped itself ({reason})")
+    return row_of(context, case, verdict, flags=[*case.flags, SELF_REPORTED])
 
 
 def parse_item_name(name: str) -> tuple[str, str] | None:

@@ -27,6 +27,7 @@ from typing import Any
 
 from lexbench.run.certify import certification_problems, loaded_code_problems
 from lexbench.dataset.case import Case
+from lexbench.dataset.flags import SELF_REPORTED
 from lexbench.dataset.suite import Suite
 from lexbench.errors import RunError
 from lexbench.providers import ProviderConfig, ProviderSpec, RuntimePolicy
@@ -169,11 +170,19 @@ class RunSession:
     def record(self, case: Case, provider: str, answer: ProviderResult, verdict: Verdict,
                redactor: Redactor | None = None) -> RunRow:
         """Save the answer and append the row of ``case`` × ``provider`` (see :func:`scored_row`; no
-        ``redactor``: nothing to mask) in this process. Raises :class:`RunError` (and remembers it) when
-        the row cannot be written."""
-        row = scored_row(self.run_dir, self.row_context(provider), case, answer, verdict, redactor or Redactor())
+        ``redactor``: the session's, :meth:`redactor`) in this process. Raises :class:`RunError` (and
+        remembers it) when the row cannot be written."""
+        row = scored_row(self.run_dir, self.row_context(provider), case, answer, verdict, redactor or self.redactor())
         self.append_json(row.model_dump_json())
         return row
+
+    def redactor(self) -> Redactor:
+        """The session's redactor: the secrets of every provider of the run's configuration, selected or
+        not, as they are now (SPEC §5). Whatever reaches the run record without a provider's own
+        redactor (a crash message, a user's test's row) passes through it."""
+        names = [*self.request.provider_config.secret_variables(),
+                 *(v for spec in self.request.specs.values() for v in spec.secret_variables())]
+        return Redactor.from_environment(dict.fromkeys(names))
 
     def append_json(self, row_json: str) -> None:
         """Append a row given as ``RunRow.model_dump_json()`` (made by a worker; not parsed again).
@@ -209,7 +218,7 @@ class RunSession:
         case = next((c for c in self.request.suite.cases if parsed and c.id == parsed[0]), None)
         if case is None or parsed[1] not in self.request.specs:
             return None
-        row = crashed_row(self.row_context(parsed[1]), case, message)
+        row = crashed_row(self.row_context(parsed[1]), case, self.redactor().text(message))
         try:
             self.recorder.append(row)
         except RunError as exc:
@@ -300,12 +309,18 @@ class RunSession:
         manifest.completion = Completion(expected=len(expected), recorded=len(recorded), missing=missing)
         certification = manifest.certification
         if certification is not None:
-            certification.problems = [f"{unfinished} item(s) of the suite's cases × providers have no "
-                                      f"result; finish them with --resume={self.run_dir}"] if unfinished else []
+            problems = [f"{unfinished} item(s) of the suite's cases × providers have no "
+                        f"result; finish them with --resume={self.run_dir}"] if unfinished else []
+            excused = sorted(row.item_id for row in rows if SELF_REPORTED in row.flags)
+            if excused:  # a user's test's own excuse for a miss cannot be checked (issue 27 item 6)
+                problems.append(f"{len(excused)} item(s) of users' tests reported themselves unresolvable "
+                                f"(self-reported: a result built as rate_limited/auth…, or a pytest.skip), which a "
+                                f"certified run does not accept: {', '.join(excused[:5])}"
+                                + (f" and {len(excused) - 5} more" if len(excused) > 5 else ""))
             # Code imported since the start (a conftest collected later, a plugin loaded on demand) counts too.
             loaded = session_code(self.request.plugins(), code=manifest.code, argv=self.request.effective_argv,
                                   environ=os.environ)
-            certification.problems += loaded_code_problems(loaded)
+            certification.problems = problems + loaded_code_problems(loaded)
             certification.certified = not certification.problems
             certification.record = certification.record_sha256 = None
             if certification.certified:

@@ -9,7 +9,9 @@ Both estimates resample **cases** with replacement:
 
 Intervals are percentile intervals at :data:`CONFIDENCE`. Every estimate draws from its own
 ``random.Random(f"{seed}:{key}")``, so adding a provider to a run does not move another provider's
-interval, and string seeding does not depend on ``PYTHONHASHSEED``.
+interval, and string seeding does not depend on ``PYTHONHASHSEED``. A report's pairwise comparisons
+(:func:`paired_difference_counts`) key their stream by the pair's counts instead, which the bootstrap
+depends on alone: equal counts give one interval, drawn once.
 
 **How a resample is drawn.** A resample of ``n`` cases picks ``n`` case indices independently and
 uniformly, and its statistic is the mean of the picked values — which depends only on *how many* of
@@ -45,6 +47,7 @@ import random
 from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import accumulate
 
 RESAMPLES = 2000
@@ -156,12 +159,37 @@ def paired_difference(a: Sequence[bool], b: Sequence[bool], *, key: str, seed: i
     """
     if len(a) != len(b):
         raise ValueError(f"paired outcomes need one value per case for both providers ({len(a)} ≠ {len(b)})")
-    n = len(a)
-    if n == 0:
-        return None
-    rng = random.Random(f"{seed}:{key}")
     plus = sum(1 for x, y in zip(a, b, strict=True) if x and not y)
     minus = sum(1 for x, y in zip(a, b, strict=True) if y and not x)
+    return _paired(len(a), plus, minus, f"{seed}:{key}", resamples, confidence)
+
+
+def paired_difference_counts(n: int, plus: int, minus: int, *, seed: int = SEED, resamples: int = RESAMPLES,
+                             confidence: float = CONFIDENCE) -> Interval | None:
+    """:func:`paired_difference` of two providers given by their counts over the ``n`` cases both scored:
+    ``plus`` cases only the first passed, ``minus`` only the second. Returns ``None`` when ``n`` is 0;
+    raises ``ValueError`` for counts that do not fit in ``n``.
+
+    The bootstrap distribution depends on these counts alone, so its random stream is keyed by them
+    (``paired:n:plus:minus``), not by the pair's names: equal counts give the same interval, and each
+    distinct counts' bootstrap is drawn once per process (cached). That is what lets a report compare every
+    pair of hundreds of providers (issue 27 item 9): over ``c`` cases there are at most ``(c + 1)³`` distinct
+    counts, however many pairs."""
+    if not (0 <= plus and 0 <= minus and plus + minus <= n):
+        raise ValueError(f"paired counts need 0 ≤ plus + minus ≤ n (got n={n}, plus={plus}, minus={minus})")
+    return _paired_cached(n, plus, minus, seed, resamples, confidence)
+
+
+@lru_cache(maxsize=1 << 16)
+def _paired_cached(n: int, plus: int, minus: int, seed: int, resamples: int, confidence: float) -> Interval | None:
+    return _paired(n, plus, minus, f"{seed}:paired:{n}:{plus}:{minus}", resamples, confidence)
+
+
+def _paired(n: int, plus: int, minus: int, stream: str, resamples: int, confidence: float) -> Interval | None:
+    """The paired bootstrap of ``n`` cases with ``plus`` +1s and ``minus`` −1s, drawn from ``Random(stream)``."""
+    if n == 0:
+        return None
+    rng = random.Random(stream)
     rest = n - plus  # cases whose difference is −1 or 0
     plus_table = binomial_table(n, plus, n)
     minus_tables: dict[int, tuple[int, list[float]]] = {}  # M | P ~ Binomial(n − P, minus / rest), per n − P

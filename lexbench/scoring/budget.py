@@ -14,12 +14,16 @@ from __future__ import annotations
 import ctypes
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 from lexbench.answer import CallAssessment, ProviderResult
 from lexbench.dataset.case import Case
 from lexbench.scoring.evaluate import evaluate_response
 from lexbench.verdict import Component, ComponentResult, Outcome, Verdict
+
+T = TypeVar("T")
 
 SCORER_LIMIT = "scorer_limit"
 """The failure class of an item whose scoring met its budget."""
@@ -131,18 +135,39 @@ def scorer_limit_verdict(reason: str, answer: ProviderResult) -> Verdict:
     )
 
 
+class BudgetSpent(Exception):
+    """Raised by :func:`within_budget` when the work met a limit; ``reason`` says which, with figures."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+def within_budget(work: Callable[[], T], chars: int, budget: ScoringBudget | None = None) -> T:
+    """``work()`` in the calling thread under ``budget`` (default :data:`DEFAULT_BUDGET`), its memory
+    limit sized for an answer of ``chars`` characters. Raises :class:`BudgetSpent` past a limit, and
+    whatever ``work`` raises otherwise. The scorer's budget for any pass over one answer (scoring it,
+    auditing its projection)."""
+    watchdog = _Watchdog(threading.get_ident(), budget or DEFAULT_BUDGET, chars)
+    watchdog.start()
+    try:
+        try:
+            done = work()
+        finally:
+            watchdog.stop()
+    except ScorerLimit:
+        raise BudgetSpent(watchdog.breach or "a limit was met") from None
+    if watchdog.breach is not None:  # met while a C call held the thread, which then returned first
+        raise BudgetSpent(watchdog.breach)
+    return done
+
+
 def score_within_budget(case: Case, answer: ProviderResult, budget: ScoringBudget | None = None, *,
                         call: CallAssessment | None = None) -> Verdict:
     """``evaluate_response(case, answer, call)`` under ``budget`` (default :data:`DEFAULT_BUDGET`); past
     a limit, :func:`scorer_limit_verdict`. ``call``: the answer's call assessment when the caller holds
     it. Raises whatever scoring raises apart from the limit itself."""
-    budget = budget or DEFAULT_BUDGET
-    watchdog = _Watchdog(threading.get_ident(), budget, len(answer.content))
-    watchdog.start()
     try:
-        try:
-            return evaluate_response(case, answer, call)
-        finally:
-            watchdog.stop()
-    except ScorerLimit:
-        return scorer_limit_verdict(watchdog.breach or "a limit was met", answer)
+        return within_budget(lambda: evaluate_response(case, answer, call), len(answer.content), budget)
+    except BudgetSpent as spent:
+        return scorer_limit_verdict(spent.reason, answer)
