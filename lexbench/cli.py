@@ -56,7 +56,7 @@ def _serve_replay(args: argparse.Namespace) -> int:
     from lexbench.replay import ReplayServer
 
     suite = load_suite(args.suite)
-    captures = {c.id: (suite.captures[c.id], c.capture.content_type) for c in suite.cases}
+    captures = suite.replay_pages()
     try:
         server = ReplayServer(captures, host=args.host, port=args.port).start()
     except OSError as exc:

@@ -103,7 +103,7 @@ class BenchState:
             bind = getattr(provider, "bind_captures", None)
             if bind is not None:  # the control answers record contracts with the verified capture
                 suite = self.get_suite()
-                bind({c.id: (suite.captures[c.id], c.capture.content_type) for c in suite.cases})
+                bind({c.id: suite.page_html(c.id) for c in suite.cases})
             self.providers[name] = provider  # only once bound: a failed bind is retried by the next item
         return self.providers[name]
 
@@ -115,9 +115,7 @@ class BenchState:
     def _replay(self) -> ReplayServer:
         if self.replay is None:
             suite = self.get_suite()
-            self.replay = ReplayServer(
-                {c.id: (suite.captures[c.id], c.capture.content_type) for c in suite.cases}
-            ).start()
+            self.replay = ReplayServer(suite.replay_pages()).start()
         return self.replay
 
     @property
@@ -137,7 +135,7 @@ class BenchState:
         """The frozen page's URL under ``--replay-public-url`` for a hosted ``provider``, else ``None``."""
         if not self.public_replay or self.provider_type(provider).reaches_loopback:
             return None
-        return public_url_for(self.public_replay, self.replay_prefix, provider, case.id)
+        return public_url_for(self.public_replay, self.replay_prefix, provider, case.id, archive=case.capture.is_archive)
 
     def cannot_reach_replay(self, name: str) -> bool:
         """Whether provider ``name`` is a hosted service in replay mode without ``--replay-public-url``: it
