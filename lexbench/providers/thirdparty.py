@@ -127,7 +127,8 @@ class ReadabilityJs(HeadlessProvider):
 
     def fetch(self, case: Case, timeout: float, url: str) -> ProviderResult:
         deadline = self.begin(case, timeout, text_scope=self.config.text_scope)
-        run = self._run(self._argv(url, replay_host(case, url), output="readability"), deadline)
+        run = self._run(self._argv(url, replay_host(case, url), output="readability",
+                                    completion=self.completion(case)), deadline)
         try:
             answer = json.loads(run.stdout)
         except json.JSONDecodeError:
