@@ -203,6 +203,18 @@ def _fetch_evidence(args: argparse.Namespace) -> int:
 
     root = suite_root(args.suite)
     into = Path(args.into) if args.into else default_into(root.name)
+    from lexbench.dataset.built_site import BUILT_SITE, fetch_built_evidence, sources_kind
+
+    if sources_kind(root / "sources.json") == BUILT_SITE:
+        if args.mirror or args.upstream_base:
+            print("lexbench fetch-evidence: error: --mirror/--upstream-base do not apply: suite "
+                  f"{root.name} builds its pages from its own site and records them", file=sys.stderr)
+            return 2
+        fetched = fetch_built_evidence(root, into=into)
+        print(f"fetch-evidence {root.name}: {fetched.cases} pages built, recorded as web archives and checked against "
+              f"their sha256 in {fetched.seconds:.1f} s")
+        print(f"wrote {fetched.into}/dataset.json (sha256 {fetched.dataset_sha256}) and its evidence/")
+        return 0
     mirror = Path(args.mirror) if args.mirror else None
     if mirror is None and args.upstream_base is None:
         local = (repository_root() / "../shared/corpus").resolve()
@@ -216,6 +228,48 @@ def _fetch_evidence(args: argparse.Namespace) -> int:
     print(f"wrote {fetched.into}/dataset.json (sha256 {fetched.dataset_sha256}) and its evidence/")
     run = root.name if fetched.into == default_into(root.name).resolve() else str(fetched.into)
     print(f"next: lexbench verify-inputs --suite {root.name} --source {fetched.into}; pytest --suite={run}")
+    return 0
+
+
+def _record_archive(args: argparse.Namespace) -> int:
+    # per verb (module docstring): Playwright loads only here
+    from datetime import date
+
+    from lexbench.dataset.built_site import record_suite
+    from lexbench.dataset.case import DomCompletion
+    from lexbench.dataset.compile import sha256_bytes
+    from lexbench.dataset.recorder import record_page
+    from lexbench.dataset.suite import suite_root
+
+    output = Path(args.output)
+    if bool(args.suite) == bool(args.page):
+        print("lexbench record-archive: error: give a page directory or --suite, one of them", file=sys.stderr)
+        return 2
+    if args.suite:
+        import tempfile
+
+        root = suite_root(args.suite)
+        with tempfile.TemporaryDirectory(prefix="lexbench-record-") as work:
+            recordings = record_suite(root, Path(work))
+        output.mkdir(parents=True, exist_ok=True)
+    else:
+        if not args.date:
+            print("lexbench record-archive: error: --date (the review date, YYYY-MM-DD) is required with a page "
+                  "directory", file=sys.stderr)
+            return 2
+        completion = None
+        if args.selector:
+            completion = DomCompletion(selector=args.selector, count=args.count, frame=args.frame,
+                                       delay_ms=args.delay_ms, timeout_ms=args.timeout_ms)
+        page = Path(args.page)
+        recordings = {page.name: record_page(page, recorded=date.fromisoformat(args.date), completion=completion)}
+        output.mkdir(parents=True, exist_ok=True)
+    for name, recording in recordings.items():
+        (output / f"{name}.warc.gz").write_bytes(recording.archive)
+        (output / f"{name}.rendered.html").write_text(recording.rendered_html, encoding="utf-8")
+        print(f"{name}: sha256 {sha256_bytes(recording.archive)}, {len(recording.records)} records"
+              + (f", unreachable: {', '.join(recording.unreachable)}" if recording.unreachable else ""))
+    print(f"wrote {len(recordings)} archive(s) and rendered DOM(s) to {output}/")
     return 0
 
 
@@ -384,6 +438,19 @@ def build_parser() -> argparse.ArgumentParser:
                         "commits under this URL (default https://raw.githubusercontent.com)")
     p.add_argument("--into", default=None, help="the input directory to (re)build (default: .evidence/<suite>)")
     p.set_defaults(handler=_fetch_evidence)
+
+    p = verbs.add_parser("record-archive", help="record a built page directory's first load in Chromium as a "
+                         "deterministic web archive (WARC), or every page of a built-site suite (--suite)")
+    p.add_argument("page", nargs="?", default=None, help="the page directory (index.html and its resources)")
+    p.add_argument("--suite", default=None, help="a built-site suite: build its site and record every case")
+    p.add_argument("--output", required=True, help="directory for <name>.warc.gz and <name>.rendered.html")
+    p.add_argument("--date", default=None, help="the review date every record carries (WARC-Date), YYYY-MM-DD")
+    p.add_argument("--selector", default=None, help="DOM completion: CSS selector to wait for")
+    p.add_argument("--count", type=int, default=1, help="DOM completion: elements the selector must match (default 1)")
+    p.add_argument("--frame", default=None, help="DOM completion: CSS selector of the same-origin iframe it applies to")
+    p.add_argument("--delay-ms", type=int, default=0, help="DOM completion: milliseconds to wait after it holds")
+    p.add_argument("--timeout-ms", type=int, default=30_000, help="DOM completion: how long it may take (default 30000)")
+    p.set_defaults(handler=_record_archive)
 
     p = verbs.add_parser("publish", help="(re)generate a suite's public bindings: catalog, tasks, source inputs, registry entry")
     p.add_argument("--suite", required=True, help="suite name under cases/ or suite directory")
