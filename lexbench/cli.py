@@ -292,10 +292,10 @@ def _export_schemas(args: argparse.Namespace) -> int:
 
 
 def _report(args: argparse.Namespace) -> int:
-    from lexbench.record import checked_rows, merge_runs, read_manifest, scorer_version  # per verb (module docstring)
-    from lexbench.report import write_reports
+    from lexbench.run.record import checked_rows, merge_runs, read_manifest, scorer_version  # per verb (module docstring)
+    from lexbench.report.render import write_reports
     from lexbench.run import approvals as approval
-    from lexbench.rundir import RunLock, check_run_dir
+    from lexbench.run.rundir import RunLock, check_run_dir
 
     dirs = [Path(d) for d in args.run_dirs]
     if args.merge:
@@ -345,7 +345,7 @@ def _audit_projection(args: argparse.Namespace) -> int:
     from lexbench.dataset.bindings import DATASET_NAME  # per verb (module docstring)
     from lexbench.dataset.compile import load_dataset, sha256_bytes
     from lexbench.dataset.suite import input_dir
-    from lexbench.record import RESPONSES_DIR, checked_rows
+    from lexbench.run.record import RESPONSES_DIR, checked_rows
     from lexbench.scoring.audit import UNEXPLAINED, audit_items, render_table, to_json
 
     run_dir = Path(args.run_dir)
