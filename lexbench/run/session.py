@@ -328,7 +328,7 @@ class RunSession:
 
 def scored_row(run_dir: Path | None, context: RowContext, case: Case, answer: ProviderResult, verdict: Verdict,
                redactor: Redactor, *, unrecorded_requests: list[str] | None = None) -> RunRow:
-    """The row of a scored item (``unrecorded_requests``: see :func:`~lexbench.run.row.row_of`), its answer saved under ``responses/`` of ``run_dir`` (not saved
+    """The row of a scored item, its answer saved under ``responses/`` of ``run_dir`` (not saved
     without one). ``answer`` is the provider's answer as the scorer saw it; ``verdict`` is already
     redacted (it is shown as well as written).
 
@@ -336,7 +336,8 @@ def scored_row(run_dir: Path | None, context: RowContext, case: Case, answer: Pr
     object when it holds no secret); the saved text's sha256 and the token count come from the one
     encoding that is written (:func:`save_counted`). Sizes and boilerplate probes are measured on the
     answer as given. A response that cannot be saved (disk full) keeps the verdict and flags the row
-    ``response_not_saved``; the controller stops the run if rows fail too."""
+    ``response_not_saved``; the controller stops the run if rows fail too. ``unrecorded_requests``: see
+    :func:`~lexbench.run.row.row_of`."""
     flags = list(case.flags)
     written = redactor.result(answer)
     try:
