@@ -58,6 +58,7 @@ def row_of(context: RowContext, case: Case, verdict: Verdict, answer: ProviderRe
         components=verdict.components,
         reference_chars=len(case.reference_text) if case.reference_text else None,
         flags=list(case.flags) if flags is None else flags,
+        needs_javascript=case.needs_javascript if case.retrieval is not None else None,
         dataset_sha256=context.dataset_sha256, configuration_sha256=context.configuration_sha256,
         **measured,
     )
