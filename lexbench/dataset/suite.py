@@ -84,6 +84,15 @@ class Suite:
         the :class:`~lexbench.dataset.archive.Archive` for a web archive."""
         return {c.id: self.archives.get(c.id) or (self.captures[c.id], c.capture.content_type) for c in self.cases}
 
+    def reviewed_html(self, case_id: str) -> tuple[bytes, str]:
+        """The HTML a case's record contracts were reviewed on: for a web archive, the rendered first load
+        its recording kept (``evidence/rendered/<case id>.html``, written by ``fetch-evidence`` beside the
+        hash-bound archive) when present; otherwise :meth:`page_html`."""
+        rendered = self.evidence_home / "rendered" / f"{case_id}.html"
+        if case_id in self.archives and rendered.is_file():
+            return rendered.read_bytes(), "text/html; charset=utf-8"
+        return self.page_html(case_id)
+
     def page_html(self, case_id: str) -> tuple[bytes, str]:
         """The page's own HTML as first served, with its content type: the capture, or an archive's page
         record (its static shell, before any script ran)."""

@@ -101,7 +101,11 @@ class BenchState:
                 self.spec(name), guard=NetworkGuard.allowing(*exempt), policy=self.policy,
                 debug_dir=self.run_dir / "debug" if self.run_dir else None)
             bind = getattr(provider, "bind_captures", None)
-            if bind is not None:  # the control answers record contracts with the verified capture
+            if bind is not None:  # the control answers record contracts with the page they were reviewed on
+                suite = self.get_suite()
+                bind({c.id: suite.reviewed_html(c.id) for c in suite.cases})
+            bind = getattr(provider, "bind_shells", None)
+            if bind is not None:  # the static-shell control answers with the page as first served
                 suite = self.get_suite()
                 bind({c.id: suite.page_html(c.id) for c in suite.cases})
             self.providers[name] = provider  # only once bound: a failed bind is retried by the next item

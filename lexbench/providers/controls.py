@@ -29,17 +29,17 @@ proves the case, it does not rank the engine), frames inlined."""
 
 
 class StaticShell(Provider):
-    """Control: the page's HTML as first served, no script run (see the module docstring). Its captures
-    come from :meth:`bind_captures` (``{case id: (bytes, content type)}``, the page's own HTML)."""
+    """Control: the page's HTML as first served, no script run (see the module docstring). Its pages
+    come from :meth:`bind_shells` (``{case id: (bytes, content type)}``, the page's own HTML)."""
 
     type_name = "static-shell"
     family = "control"
     output_contracts: ClassVar[tuple[OutputContract, ...]] = ("control",)
     needs_network = False
 
-    def bind_captures(self, captures: Mapping[str, tuple[bytes, str]]) -> None:
+    def bind_shells(self, pages: Mapping[str, tuple[bytes, str]]) -> None:
         """Give the control each case's page HTML as first served: ``{case id: (bytes, content type)}``."""
-        self._captures = dict(captures)
+        self._captures = dict(pages)
 
     def fetch(self, case: Case, timeout: float, url: str) -> ProviderResult:
         data, content_type = getattr(self, "_captures", {})[case.id]
