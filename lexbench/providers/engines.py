@@ -220,15 +220,14 @@ def case_completion(configured: Completion, case: DomCompletion | None, eng: Eng
 
     ``selector``/``count``/``frame`` (a CSS selector: ``frame_selector``)/``delay_ms``/``timeout_ms`` map onto
     the same-named constraints. An engine without selector waits (``chromium-dump-dom``) receives none of
-    them: its native retrieval has no DOM completion, and a lone timeout would only cut a page short. Of the
-    rest, an engine gets the constraints it applies (``jsdom`` has no frame constraint): the case's
-    completion helps it, never refuses the call. ``case`` ``None`` gives ``configured`` unchanged."""
-    if case is None or "selector" not in eng.constraint_args:
+    them: its native retrieval has no DOM completion, and a lone timeout would only cut a page short; nor
+    does an engine without frames (``jsdom``) for a completion inside an iframe, whose selector the page
+    itself never matches. Otherwise an engine gets the constraints it applies: the case's completion
+    helps it, never refuses the call. ``case`` ``None`` gives ``configured`` unchanged."""
+    if case is None or "selector" not in eng.constraint_args or (case.frame and "frame" not in eng.constraint_args):
         return configured
     update: dict[str, object] = {"selector": case.selector, "min_count": case.count, "frame": None,
                                  "frame_selector": case.frame, "delay_ms": case.delay_ms, "timeout_ms": case.timeout_ms}
-    if "frame" not in eng.constraint_args:
-        update["frame_selector"] = None
     for constraint, fields in (("count", ("min_count",)), ("delay", ("delay_ms",)), ("timeout", ("timeout_ms",))):
         if constraint not in eng.constraint_args:
             for name in fields:

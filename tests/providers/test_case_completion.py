@@ -19,13 +19,15 @@ def test_chromium_cdp_waits_for_the_selector_in_the_iframe_then_the_delay():
         "take page.content()"]
 
 
-def test_jsdom_gets_the_constraints_it_applies_and_no_frame():
-    completion = case_completion(Completion(), CASE, ENGINES["jsdom"])
-    assert completion.frame_selector is None
+def test_jsdom_gets_the_constraints_it_applies_and_none_for_a_frame_it_cannot_enter():
+    page_level = DomCompletion(selector="li.note", count=2, delay_ms=400, timeout_ms=9000)
+    completion = case_completion(Completion(), page_level, ENGINES["jsdom"])
     argv = command_line(ENGINES["jsdom"], route="headless_html", completion=completion, binary="node",
                         url="http://127.0.0.1:1/replay/c/", worker="w.js")
     assert ["--selector=li.note", "--min-count=2", "--delay-ms=400", "--timeout-ms=9000"] == [
         a for a in argv if a.startswith(("--selector", "--min-count", "--delay-ms", "--timeout-ms"))]
+    # inside an iframe the page itself never matches the selector: jsdom waits for nothing of it
+    assert case_completion(Completion(), CASE, ENGINES["jsdom"]) == Completion()
 
 
 def test_an_engine_without_selector_waits_runs_as_configured():
