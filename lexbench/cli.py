@@ -235,7 +235,7 @@ def _record_archive(args: argparse.Namespace) -> int:
     # per verb (module docstring): Playwright loads only here
     from datetime import date
 
-    from lexbench.dataset.built_site import record_suite
+    from lexbench.dataset.built_site import bind_captures, record_suite
     from lexbench.dataset.case import DomCompletion
     from lexbench.dataset.compile import sha256_bytes
     from lexbench.dataset.recorder import record_page
@@ -245,6 +245,9 @@ def _record_archive(args: argparse.Namespace) -> int:
     if bool(args.suite) == bool(args.page):
         print("lexbench record-archive: error: give a page directory or --suite, one of them", file=sys.stderr)
         return 2
+    if args.bind and not args.suite:
+        print("lexbench record-archive: error: --bind writes a suite's rules.json: give --suite", file=sys.stderr)
+        return 2
     if args.suite:
         import tempfile
 
@@ -252,6 +255,10 @@ def _record_archive(args: argparse.Namespace) -> int:
         with tempfile.TemporaryDirectory(prefix="lexbench-record-") as work:
             recordings = record_suite(root, Path(work))
         output.mkdir(parents=True, exist_ok=True)
+        if args.bind:
+            changed = bind_captures(root / "rules.json", recordings)
+            print(f"bound {len(changed)} capture sha256(s) in {root / 'rules.json'}"
+                  + (f": {', '.join(changed)}" if changed else " (none changed)"))
     else:
         if not args.date:
             print("lexbench record-archive: error: --date (the review date, YYYY-MM-DD) is required with a page "
@@ -445,6 +452,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--suite", default=None, help="a built-site suite: build its site and record every case")
     p.add_argument("--output", required=True, help="directory for <name>.warc.gz and <name>.rendered.html")
     p.add_argument("--date", default=None, help="the review date every record carries (WARC-Date), YYYY-MM-DD")
+    p.add_argument("--bind", action="store_true", help="with --suite: write each archive's sha256 into rules.json "
+                   "(capture.sha256), for authors after a page changed; review the diff")
     p.add_argument("--selector", default=None, help="DOM completion: CSS selector to wait for")
     p.add_argument("--count", type=int, default=1, help="DOM completion: elements the selector must match (default 1)")
     p.add_argument("--frame", default=None, help="DOM completion: CSS selector of the same-origin iframe it applies to")

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from lexbench.dataset.bindings import DATASET_NAME, SOURCE_INPUTS_NAME
-from lexbench.dataset.compile import compile_articles, load_rules, sha256_bytes, write_new
+from lexbench.dataset.compile import compile_articles, dump_json, load_rules, sha256_bytes, write_new
 from lexbench.dataset.evidence import Fetched, _publish_dir
 from lexbench.dataset.recorder import Recording, RecorderError, record_page
 from lexbench.errors import EvidenceError
@@ -106,6 +106,30 @@ def _run(argv: list[str], cwd: Path) -> None:
         raise EvidenceError(f"{cwd}: `{' '.join(argv)}` exited with {run.returncode}:\n{tail}")
 
 
+def committed_evidence(suite_root: Path, rel_path: str) -> Path | None:
+    """Where the suite commits the evidence file ``rel_path`` (a reference body): under its ``evidence/``,
+    else beside its rules; ``None`` when neither has it."""
+    for candidate in (suite_root / "evidence" / rel_path, suite_root / rel_path):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def bind_captures(rules_path: Path, recordings: dict[str, Recording]) -> list[str]:
+    """Rewrite each recorded case's ``capture.sha256`` in ``rules_path`` (for authors: after a page
+    changed, ``lexbench record-archive --suite S --bind``), every other byte of the file as
+    :func:`~lexbench.dataset.compile.dump_json` writes it. Returns the ids whose binding changed."""
+    rules = read_json(rules_path)
+    changed = []
+    for case in rules["cases"]:
+        recording = recordings.get(case["id"])
+        if recording is not None and case["capture"]["sha256"] != sha256_bytes(recording.archive):
+            case["capture"]["sha256"] = sha256_bytes(recording.archive)
+            changed.append(case["id"])
+    rules_path.write_bytes(dump_json(rules))
+    return changed
+
+
 def record_suite(suite_root: Path, work: Path) -> dict[str, Recording]:
     """Build the suite's site into ``work/site`` and record every case's page (its DOM completion
     honoured): ``{case id: Recording}`` in rules order. For authors (``lexbench record-archive --suite``) and
@@ -156,9 +180,10 @@ def fetch_built_evidence(suite_root: Path, *, into: Path) -> Fetched:
             write_new(evidence / rule.capture.path, recording.archive)
             write_new(evidence / "rendered" / f"{rule.id}.html", recording.rendered_html.encode("utf-8"))
             if rule.body is not None:
-                committed = suite_root / rule.body.reference.path
-                if not committed.is_file():
-                    raise EvidenceError(f"case {rule.id}: reference body {committed} is missing from the suite")
+                committed = committed_evidence(suite_root, rule.body.reference.path)
+                if committed is None:
+                    raise EvidenceError(f"case {rule.id}: reference body {rule.body.reference.path} is missing from "
+                                        f"the suite ({suite_root / 'evidence'} or {suite_root})")
                 write_new(evidence / rule.body.reference.path, committed.read_bytes())
         shutil.rmtree(building / "site")
         output = building / DATASET_NAME

@@ -132,8 +132,8 @@ load requested (SPEC §7, :mod:`lexbench.dataset.archive`); any other capture is
 class Capture(FileBinding):
     """The saved page the replay server serves for this case (SPEC §7): one HTML file served with
     ``content_type``, or a web archive (path ending ``.warc`` / ``.warc.gz``) whose records carry their
-    own status, headers and content type (``content_type`` must then be left at its default, and is
-    ignored)."""
+    own status, headers and content type (``content_type`` is then ignored: leave it at its default or
+    give the archive's own type, ``application/warc``)."""
 
     content_type: NonEmpty = "text/html; charset=utf-8"
 
@@ -144,7 +144,7 @@ class Capture(FileBinding):
 
     @model_validator(mode="after")
     def _archive_types_its_records(self) -> Capture:
-        if self.is_archive and self.content_type != "text/html; charset=utf-8":
+        if self.is_archive and self.content_type not in ("text/html; charset=utf-8", "application/warc"):
             raise ValueError(f"capture {self.path!r} is a web archive: each record carries its own content type, "
                              "so drop content_type")
         return self
