@@ -1,5 +1,5 @@
 // Builds every case page of lexbench's dynamic suite into one self-contained directory per case:
-//   npm run build -- --outDir DIR      ->  DIR/<case-id>/index.html plus every resource its first load requests
+//   npm run build -- --outDir DIR  (or: npm run build -- DIR)  ->  DIR/<case-id>/index.html plus every resource its first load requests
 // Each case is its own Vite build (root cases/<case-id>/, base './'), so a case directory holds its own
 // scripts, styles and public files (api/*.json, images, frames) and every URL in it is relative to the page:
 // the same directory works under any replay prefix. Output is deterministic (content-hashed names, no
@@ -12,16 +12,19 @@ import { build } from 'vite';
 const here = fileURLToPath(new URL('.', import.meta.url));
 
 function parseArgs(argv) {
-  let outDir = 'dist';
+  let outDir = null;
+  let positional = null;
   const only = [];
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--outDir' || arg === '--out-dir') outDir = argv[++i];
     else if (arg.startsWith('--outDir=')) outDir = arg.slice('--outDir='.length);
     else if (arg === '--case') only.push(argv[++i]);
-    else throw new Error(`unknown argument ${JSON.stringify(arg)}: use --outDir DIR [--case CASE-ID ...]`);
+    else if (!arg.startsWith('-') && !positional) positional = arg; // `npm run build -- DIR` works too
+    else throw new Error(`unknown argument ${JSON.stringify(arg)}: use [--outDir] DIR [--case CASE-ID ...]`);
   }
-  if (!outDir) throw new Error('--outDir needs a directory');
+  if (outDir && positional) throw new Error(`two output directories: --outDir ${outDir} and ${positional}`);
+  outDir = outDir || positional || 'dist';
   return { outDir: resolve(process.cwd(), outDir), only };
 }
 

@@ -8,7 +8,7 @@ function Comment({ comment }) {
   if (comment.removed) return <li className="comment comment-removed" id={`comment-${comment.id}`}><p className="notice">This comment was removed by a moderator.</p></li>;
   return (
     <li className="comment" id={`comment-${comment.id}`}>
-      <p className="comment-meta"><cite className="fn">{comment.author}</cite><time>{comment.date}</time></p>
+      <div className="comment-meta"><cite className="fn"><a href={`readers/${comment.handle}/`}>{comment.author}</a></cite> <span className="says">says:</span> <a className="comment-permalink" href={`#comment-${comment.id}`}>{comment.date}</a></div>
       <div className="comment-content"><p>{comment.text}</p></div>
       <a className="reply-link" href={`#reply-${comment.id}`}>Reply</a>
       {comment.replies ? <ol className="children">{comment.replies.map((reply) => <Comment key={reply.id} comment={reply} />)}</ol> : null}

@@ -27,7 +27,7 @@ function Comments() {
             ? <li key={c.id} className="comment comment-removed" id={`comment-${c.id}`}><p className="notice">该评论已被删除</p></li>
             : (
               <li key={c.id} className="comment" id={`comment-${c.id}`}>
-                <p className="comment-meta"><cite className="fn">{c.author}</cite><time>{c.date}</time></p>
+                <div className="comment-meta"><cite className="fn"><a href={`user/${c.uid}/`}>{c.author}</a></cite> <span className="says">说：</span> <a className="comment-permalink" href={`#comment-${c.id}`}>{c.date}</a></div>
                 <div className="comment-content"><p>{c.text}</p></div>
                 <a className="reply-link" href={`#reply-${c.id}`}>回复</a>
               </li>

@@ -21,9 +21,10 @@ const Board = {
     return () => (posts.value === null
       ? h('p', { class: 'loading' }, 'Loading posts…')
       : h('div', { class: 'post-list' }, posts.value.map((post) => h('article', { class: 'card post-card', key: post.id, 'data-post-id': post.id }, [
-        h('p', { class: 'meta' }, [h('a', { class: 'post-author', href: `members/${post.handle}/` }, post.author), ` · Plot ${post.plot}`]),
+        h('p', { class: 'meta' }, [h('a', { class: 'post-author', href: `members/${post.handle}/` }, post.author), ` · Plot ${post.plot} · `,
+          h('a', { class: 'permalink', href: `noticeboard/posts/${post.id}/` }, 'Permalink')]),
         h('p', { class: 'post-text' }, post.text),
-        h('p', { class: 'meta' }, [`${post.likes} likes · ${post.replies} replies · `, h('a', { class: 'permalink', href: `noticeboard/posts/${post.id}/` }, 'Permalink')]),
+        h('p', { class: 'meta' }, `${post.likes} likes · ${post.replies} replies`),
       ]))));
   },
 };

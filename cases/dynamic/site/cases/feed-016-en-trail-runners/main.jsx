@@ -8,9 +8,9 @@ import { useEffect, useRef, useState } from 'react';
 function Post({ post }) {
   return (
     <article className="card post-card" data-post-id={post.id}>
-      <p className="meta"><a className="post-author" href={`people/${post.handle}/`}>{post.author}</a> · {post.club}</p>
+      <p className="meta"><a className="post-author" href={`people/${post.handle}/`}>{post.author}</a> · {post.club} · <a className="permalink" href={`trail-runners/posts/${post.id}/`}>View post</a></p>
       <p className="post-text">{post.text}</p>
-      <p className="meta">{post.kudos} kudos · {post.comments} comments · <a className="permalink" href={`trail-runners/posts/${post.id}/`}>View post</a></p>
+      <p className="meta">{post.kudos} kudos · {post.comments} comments</p>
     </article>
   );
 }

@@ -10,7 +10,10 @@ const columns = [
     field: 'id', headerName: 'Permit', width: 110,
     renderCell: (params) => <a className="permit-link" href={`permits/${params.value}.html`}>{params.value}</a>,
   },
-  { field: 'filedBy', headerName: 'Applicant', width: 190 },
+  {
+    field: 'filedBy', headerName: 'Applicant', width: 190,
+    renderCell: (params) => <a className="applicant-link" href={`applicants/${params.row.applicant}/`}>{params.value}</a>,
+  },
   { field: 'summary', headerName: 'Summary', flex: 1, minWidth: 320 },
   { field: 'status', headerName: 'Status', width: 140 },
   { field: 'filed', headerName: 'Filed', width: 110 },
