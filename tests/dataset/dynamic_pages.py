@@ -61,6 +61,29 @@ VISIBLE_TEXT_JS = r"""
 }
 """
 
+LOCATED_TEXT_JS = r"""
+(selectors) => {
+  // The text of every element each selector matches: in the page, in its open shadow roots and in its
+  // same-origin iframes' documents (where a reader sees text that the main document's HTML does not hold).
+  const roots = [];
+  function collect(root) {
+    roots.push(root);
+    root.querySelectorAll('*').forEach((element) => {
+      if (element.shadowRoot) collect(element.shadowRoot);
+      if (element.tagName === 'IFRAME') {
+        try { if (element.contentDocument) collect(element.contentDocument); } catch (error) { /* cross-origin */ }
+      }
+    });
+  }
+  collect(document);
+  const located = {};
+  for (const selector of selectors) {
+    located[selector] = roots.flatMap((root) => Array.from(root.querySelectorAll(selector))).map((e) => e.textContent).join('\n');
+  }
+  return located;
+}
+"""
+
 COUNT_JS = r"""
 ([frame, selector]) => {
   let root = document;
@@ -77,12 +100,15 @@ COUNT_JS = r"""
 @dataclass(frozen=True)
 class Rendering:
     """One rendered first load: ``text`` (visible lines, flat tree), ``html`` (the main document's DOM
-    after rendering), ``final_url`` and whether the DOM completion condition was met in time."""
+    after rendering), ``final_url``, whether the DOM completion condition was met in time, and
+    ``located``: for each selector asked for, the text of the elements it matches (shadow roots and
+    same-origin frames included)."""
 
     text: str
     html: str
     final_url: str
     completion_met: bool
+    located: dict[str, str]
 
 
 def build_site(out_dir: Path, *, site: Path = SITE, install: bool = True) -> None:
@@ -129,12 +155,13 @@ def browser() -> Iterator[object]:
             instance.close()
 
 
-def render(chromium: object, url: str, completion: dict | None, *, settle_ms: int = 500) -> Rendering:
+def render(chromium: object, url: str, completion: dict | None, *, selectors: list[str] = (), settle_ms: int = 500) -> Rendering:
     """Render ``url`` with JavaScript on and return its visible text.
 
     ``completion`` is a case's ``retrieval.dom_completion`` (selector, count, frame, delay_ms, timeout_ms)
     or None; the page is read once the network is idle, the completion condition holds (or its timeout
-    passed) and ``settle_ms`` more have gone by."""
+    passed) and ``settle_ms`` more have gone by. ``selectors`` are CSS selectors whose matches' text is
+    returned in :attr:`Rendering.located`."""
     page = chromium.new_page(viewport={"width": 1280, "height": 900})
     try:
         page.goto(url, wait_until="networkidle", timeout=60_000)
@@ -151,7 +178,8 @@ def render(chromium: object, url: str, completion: dict | None, *, settle_ms: in
             page.wait_for_timeout(int(completion.get("delay_ms") or 0))
         page.wait_for_load_state("networkidle")
         page.wait_for_timeout(settle_ms)
-        return Rendering(page.evaluate(VISIBLE_TEXT_JS), page.content(), page.url, met)
+        located = page.evaluate(LOCATED_TEXT_JS, list(selectors)) if selectors else {}
+        return Rendering(page.evaluate(VISIBLE_TEXT_JS), page.content(), page.url, met, located)
     finally:
         page.close()
 

@@ -2,9 +2,9 @@
 
 The npm project ``cases/dynamic/site`` is built from its lockfile (``npm ci`` in a copy, then ``npm run
 build -- --outDir``), served on loopback and every case's first load is rendered in headless Chromium with
-JavaScript on. The rendering must show each case's title, its reviewed ending and every stable phrase, and
-every reference line; each ``needs_javascript`` case's static shell (``index.html`` with no script run)
-must lack its body, comments, posts or headline links. Skipped, with the reason, without npm, Chromium or
+JavaScript on. The rendering must show each case's title, its reviewed ending, every reference line and
+every stable phrase, inside the element its location names; each ``needs_javascript`` case's static shell
+(``index.html`` with no script run) must lack its body, comments, posts or headline links. Skipped, with the reason, without npm, Chromium or
 Playwright.
 """
 
@@ -59,8 +59,16 @@ def renderings(built) -> dict:
         pytest.skip(missing)
     rules = {rule["id"]: rule for rule in RULES}
     with serve(built) as base, browser() as chromium:
-        return {case_id: render(chromium, f"{base}{case_id}/index.html", rules[case_id]["retrieval"]["dom_completion"])
+        return {case_id: render(chromium, f"{base}{case_id}/index.html", rules[case_id]["retrieval"]["dom_completion"],
+                                selectors=[_location_selector(group) for group in rules[case_id]["stable_groups"]])
                 for case_id in IDS}
+
+
+def _location_selector(group: dict) -> str:
+    """The CSS selector a stable group's location names in its closing parentheses: "masthead logo (.masthead .logo)"."""
+    found = re.search(r"\(([^()]+)\)$", group["location"])
+    assert found, f"stable group {group['id']!r}: location {group['location']!r} names no selector"
+    return found.group(1)
 
 
 def test_every_case_has_its_own_directory_with_relative_urls(built):
@@ -82,8 +90,10 @@ def test_rendered_first_load_shows_the_contract(renderings, case_id):
     text = normalise(rendering.text)
     assert label_normalise(rule["title"]) in {label_normalise(line) for line in lines}, f"{case_id}: title not a rendered line"
     for group in rule["stable_groups"]:
+        where = normalise(rendering.located[_location_selector(group)])
         for phrase in group["phrases"]:
             assert normalise(phrase) in text, f"{case_id}: stable phrase {phrase!r} ({group['id']}) not rendered"
+            assert normalise(phrase) in where, f"{case_id}: stable phrase {phrase!r} is not where {group['location']!r} says"
     if "body" in rule:
         assert normalise(rule["body"]["reference_scope"]["end"]) in text, f"{case_id}: ending not rendered"
         reference = (SUITE / "evidence" / rule["body"]["reference"]["path"]).read_text(encoding="utf-8")
