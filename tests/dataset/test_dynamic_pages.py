@@ -4,8 +4,9 @@ The npm project ``cases/dynamic/site`` is built from its lockfile (``npm ci`` in
 build -- --outDir``), served on loopback and every case's first load is rendered in headless Chromium with
 JavaScript on. The rendering must show each case's title, its reviewed ending, every reference line and
 every stable phrase, inside the element its location names; each ``needs_javascript`` case's static shell
-(``index.html`` with no script run) must lack its body, comments, posts or headline links. Skipped, with the reason, without npm, Chromium or
-Playwright.
+(``index.html`` with no script run) must lack its body, comments, posts or headline links, and each case's
+rendering passes its contract and fails without each of its parts. Skipped, with the reason, without npm,
+Chromium or Playwright.
 """
 
 from __future__ import annotations
