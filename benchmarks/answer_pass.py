@@ -89,7 +89,7 @@ class _Pass:
 
     def floor(self) -> None:
         """What the pass cannot avoid: one redaction pass over the answer (with a credential) and one save."""
-        from lexbench.record import save_response
+        from lexbench.run.record import save_response
 
         if self.redactor:
             self.redactor.text(self.answer.content)
@@ -120,7 +120,7 @@ def _counted(answer_type: type) -> Iterator[Counter[str]]:
 
     from pydantic import BaseModel
 
-    import lexbench.record as record
+    import lexbench.run.record as record
     import lexbench.run.row as row
     import lexbench.run.session as session
     import lexbench.scoring.evaluate as evaluate

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from lexbench.certify import certification_problems
+from lexbench.run.certify import certification_problems
 from tests.suite_factory import ARTICLES, write_suite
 
 CLEAN = {"git": {"commit": "a" * 40, "uncommitted": []}}

@@ -15,7 +15,7 @@ import yaml
 from _pytest.config import get_config
 
 from lexbench.cli import build_parser
-from lexbench.shard import Shard
+from lexbench.run.shard import Shard
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 _EXPRESSION = re.compile(r"\$\{\{\s*([^}]*?)\s*\}\}")

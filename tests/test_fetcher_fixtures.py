@@ -290,7 +290,7 @@ def test_completion_counts_the_items_selected_not_those_k_deselected(project):
 
 @pytest.mark.slow  # opening a run reads the checkout's git state (a process)
 def test_shards_deal_a_users_test_by_case_and_merge(project, tmp_path):
-    from lexbench.record import merge_runs
+    from lexbench.run.record import merge_runs
 
     project.makepyfile(test_user='''
         import lexbench

@@ -13,8 +13,9 @@ is the package's ``__init__`` only):
   4   importers         ``dataset.importers``, ``dataset.evidence``, ``dataset.selection``: build
                         datasets from corpora; two formats check a capture against its contract with
                         the scorer, so they come after it
-  5   run               ``run`` ``record`` ``shard`` ``certify`` ``rundir`` ``stats`` ``checkout``
-  6   report            ``report`` ``report_model`` ``report_memory`` ``report_html``
+  5   run               ``lexbench.run`` (the run record: session, rows, record, shards, certification,
+                        run directory, statistics, checkout state)
+  6   report            ``lexbench.report`` (the figures, Markdown/JSON/terminal, HTML, memory)
   7   evals             ``lexbench.evals``
   8   entry points      ``cli``, ``plugin``
 ====  ================  ==========================================================================
@@ -45,9 +46,8 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("replay/providers", ("lexbench.replay", "lexbench.providers", "lexbench.workers")),
     ("scoring", ("lexbench.scoring",)),
     ("importers", ("lexbench.dataset.importers", "lexbench.dataset.evidence", "lexbench.dataset.selection")),
-    ("run", ("lexbench.run", "lexbench.record", "lexbench.shard", "lexbench.certify", "lexbench.rundir",
-             "lexbench.stats", "lexbench.checkout")),
-    ("report", ("lexbench.report", "lexbench.report_model", "lexbench.report_memory", "lexbench.report_html")),
+    ("run", ("lexbench.run",)),
+    ("report", ("lexbench.report",)),
     ("evals", ("lexbench.evals",)),
     ("entry points", ("lexbench.cli", "lexbench.plugin")),
 )
@@ -234,6 +234,6 @@ def test_lexbench_report_loads_no_adapter_and_no_fetch_library(tmp_path):
     loaded = _loaded_after("import contextlib, io, sys\nfrom lexbench.cli import main\n"
                            "with contextlib.redirect_stdout(io.StringIO()):\n    main(['report', sys.argv[1]])",
                            str(tmp_path))
-    assert "lexbench.report" in loaded and "lexbench.record" in loaded
+    assert "lexbench.report.render" in loaded and "lexbench.run.record" in loaded
     assert _heavy(loaded) == []
     assert [m for m in loaded if m.startswith("lexbench.providers.")] == []

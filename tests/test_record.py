@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from lexbench.errors import RunError
-from lexbench.record import (RESULTS_NAME, RunIdentity, RunRecorder, RunRow, checked_rows, count_tokens, load_rows,
+from lexbench.run.record import (RESULTS_NAME, RunIdentity, RunRecorder, RunRow, checked_rows, count_tokens, load_rows,
                              merge_runs, resume_plan, save_counted, save_response, write_manifest)
 from lexbench.verdict import Outcome
 

@@ -17,9 +17,9 @@ import lxml.html
 import pytest
 
 from lexbench.answer import Attempt, ResultMetadata
-from lexbench.record import RunRow
-from lexbench.report import md_text, render_json, render_markdown, render_terminal
-from lexbench.report_model import build_report, percentile, summarise
+from lexbench.run.record import RunRow
+from lexbench.report.render import md_text, render_json, render_markdown, render_terminal
+from lexbench.report.model import build_report, percentile, summarise
 from lexbench.verdict import Component, ComponentResult, Outcome
 
 MANIFEST = {"suite": {"id": "s", "revision": 1, "review_status": "reviewed", "dataset_sha256": "ab" * 32},
@@ -141,7 +141,7 @@ def test_a_comparison_shows_each_provider_s_noise_beside_its_pass_rate():
     assert pair["first_noise"] == 6.0 and pair["second_noise"] == 1.019
     text = render_markdown(rows, MANIFEST)
     assert "| A's noise | B's noise |" in text and "| 6.00× | 1.02× |" in text
-    from lexbench.report_html import render_html
+    from lexbench.report.html import render_html
 
     html = render_html(rows, MANIFEST)
     assert "<th>A&#x27;s noise</th><th>B&#x27;s noise</th>" in html
@@ -209,9 +209,9 @@ def test_report_bytes_depend_on_rows_not_their_order_or_the_session():
 
 
 def test_write_reports_bootstraps_once_and_matches_the_renderers(tmp_path, monkeypatch):
-    from lexbench import stats
-    from lexbench.report import write_reports
-    from lexbench.report_html import render_html
+    from lexbench.run import stats
+    from lexbench.report.render import write_reports
+    from lexbench.report.html import render_html
 
     rows = _two_providers(25)
     expected = {"report.md": render_markdown(rows, MANIFEST), "report.html": render_html(rows, MANIFEST),
@@ -230,7 +230,7 @@ def test_write_reports_bootstraps_once_and_matches_the_renderers(tmp_path, monke
 
 @pytest.mark.slow
 def test_the_report_names_the_scorer_version_its_rows_were_scored_with():
-    from lexbench.record import environment
+    from lexbench.run.record import environment
     from lexbench.scoring.evaluate import SCORER_VERSION
 
     rows = [row("a", "c1", Outcome.PASS)]
@@ -258,7 +258,7 @@ def test_boilerplate_probes_are_reported_beside_the_noise_figure_only_where_case
     terminal = render_terminal(rows)
     probes = terminal.index("boilerplate probes (trafilatura-eval `without` snippets found in the answers):")
     assert terminal[probes + 1:probes + 3] == ["  a: 3 of 6 snippets on 2 pages", "  b: 0 of 4 snippets on 1 page"]
-    from lexbench.report_html import render_html
+    from lexbench.report.html import render_html
 
     assert "b 0 of 4 snippets on 1 page.</p>" in render_html(rows, MANIFEST)
     plain = [row("a", "c1", Outcome.PASS)]
@@ -370,7 +370,7 @@ def imported_readability_suite(tmp_path):
 
 
 def test_an_imported_suite_s_caveats_are_shown_in_report_md_and_report_html(tmp_path):
-    from lexbench.report import write_reports
+    from lexbench.report.render import write_reports
 
     suite, imported = imported_readability_suite(tmp_path)
     assert any("they favour Readability-derived providers" in note for note in imported.notes)
@@ -408,7 +408,7 @@ def test_a_run_on_an_imported_suite_reports_the_import_s_caveats(tmp_path):
 
 
 def test_a_quoted_control_character_and_unquoted_text_are_shown_as_they_are():
-    from lexbench.report_model import shown_text
+    from lexbench.report.model import shown_text
 
     # A line break or NUL inside a quoted label reads better as its escape; an apostrophe is not a quote.
     assert shown_text("label 'a\\nb' and 'c\\x00' — it's 'plain'") == "label 'a\\nb' and 'c\\x00' — it's 'plain'"

@@ -9,8 +9,8 @@ import subprocess
 import lxml.html
 import pytest
 
-from lexbench.record import save_response
-from lexbench.report import write_reports
+from lexbench.run.record import save_response
+from lexbench.report.render import write_reports
 from lexbench.verdict import Component, Outcome
 from tests.test_report import MANIFEST, row
 
@@ -83,7 +83,7 @@ def test_chromium_renders_the_charts_and_tables(tmp_path):
 
 
 def html_tree(rows, manifest=MANIFEST):
-    from lexbench.report_html import render_html
+    from lexbench.report.html import render_html
 
     return lxml.html.fromstring(render_html(rows, manifest))
 
@@ -123,7 +123,7 @@ def test_quoted_text_in_a_reason_is_shown_as_its_characters_not_as_escapes():
     assert why.text_content() == "fail: title '老旧小区\u3000屋顶' not found; page identity 0/1 (no match for 'Sella bar\\?')"
     (cell,) = tree.xpath('//rect[@class="cell"]/title')
     assert "'老旧小区\u3000屋顶'" in cell.text_content() and "\\u3000" not in cell.text_content()
-    from lexbench.report import render_markdown
+    from lexbench.report.render import render_markdown
 
     # Markdown shows the same characters (its backslash escaped once, as Markdown needs).
     assert "(no match for 'Sella bar\\\\?') |" in render_markdown([failed], MANIFEST)
@@ -144,7 +144,7 @@ def test_flag_codes_are_explained_where_the_report_shows_them():
         assert dt.getnext().text_content().startswith(meaning + ".")
     assert terms["url_unknown"].text_content() == "url_unknown (2 cases)"
     assert terms["url_unknown"].getnext().text_content().endswith("article-001-en-x, article-002-en-x")
-    from lexbench.report import render_json, render_markdown
+    from lexbench.report.render import render_json, render_markdown
 
     text = render_markdown(rows, MANIFEST)
     assert f"- `url_unknown` (2 cases): {FLAG_EXPLANATIONS['url_unknown']}. `article-001-en-x`, `article-002-en-x`" \
@@ -153,7 +153,7 @@ def test_flag_codes_are_explained_where_the_report_shows_them():
 
 
 def test_the_page_falls_back_to_cjk_faces_before_the_generic_family():
-    from lexbench.report_html import FONT_STACK, _CSS
+    from lexbench.report.html import FONT_STACK, _CSS
 
     families = [f.strip().strip('"') for f in FONT_STACK.split(",")]
     assert families[-1] == "sans-serif"

@@ -13,9 +13,9 @@ from lexbench.answer import ProviderResult, ResultMetadata
 from lexbench.dataset.suite import load_suite
 from lexbench.providers import RuntimePolicy, call_provider
 from lexbench.providers.base import Provider
-from lexbench.record import RunRecorder, load_rows
-from lexbench.report import render_markdown, write_reports
-from lexbench.report_memory import mib_text
+from lexbench.run.record import RunRecorder, load_rows
+from lexbench.report.render import render_markdown, write_reports
+from lexbench.report.memory import mib_text
 from lexbench.run.row import RowContext, row_of
 from lexbench.verdict import Outcome, Verdict
 from tests.suite_factory import ARTICLES, write_suite

@@ -13,7 +13,7 @@ import time
 import pytest
 
 from lexbench.cli import main as lexbench
-from lexbench.record import load_rows
+from lexbench.run.record import load_rows
 from tests.suite_factory import ARTICLES, write_suite
 
 pytestmark = pytest.mark.slow  # starts processes or servers: make test-fast leaves it out
@@ -36,9 +36,9 @@ def _slow(self, case, timeout, url):
 ReferenceEcho.fetch = _slow
 '''
 CLEAN_CODE = '''
-import lexbench.record
+import lexbench.run.record
 
-lexbench.record.code_state = lambda *args, **kwargs: {"git": {"commit": "0" * 40, "uncommitted": []}}
+lexbench.run.record.code_state = lambda *args, **kwargs: {"git": {"commit": "0" * 40, "uncommitted": []}}
 '''
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from lexbench.cli import main as lexbench
-from lexbench.shard import ENGINES, Shard, shard_of
+from lexbench.run.shard import ENGINES, Shard, shard_of
 
 
 @pytest.mark.parametrize(("cases", "providers", "count"), [(13, 4, 2), (13, 4, 4), (181, 4, 3), (5, 3, 7), (1, 1, 1)])

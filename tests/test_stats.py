@@ -8,7 +8,7 @@ from itertools import accumulate
 
 import pytest
 
-from lexbench.stats import (Interval, _percentile_interval, binomial_draw, binomial_table, paired_difference,
+from lexbench.run.stats import (Interval, _percentile_interval, binomial_draw, binomial_table, paired_difference,
                             pass_rate_interval)
 
 
@@ -46,7 +46,7 @@ def test_paired_difference_needs_one_value_per_case():
         paired_difference([True], [True, False], key="k")
 
 
-# The exact draws (a binomial count per resample, module docstring of lexbench.stats) against the
+# The exact draws (a binomial count per resample, module docstring of lexbench.run.stats) against the
 # definition they replace: resampling the cases one by one.
 
 def _naive_interval(values, resamples, confidence, seed):

@@ -34,8 +34,8 @@ from pydantic import ValidationError
 
 from lexbench.errors import LexbenchError
 from lexbench.evals.accuracy import CLASSES, EvalsResult
-from lexbench.record import load_rows, read_manifest, scorer_version
-from lexbench.report_model import summarise
+from lexbench.run.record import load_rows, read_manifest, scorer_version
+from lexbench.report.model import summarise
 from lexbench.run.approvals import Approvals, Source, approve, check_binding, sources_of
 from lexbench.verdict import Component, Outcome
 

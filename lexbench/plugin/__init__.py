@@ -11,7 +11,7 @@ point) and stays idle — no item, no run directory, no output — unless the be
 
 Collection: the session gets one more child beside what its arguments collect, a
 :class:`SuiteCollector` named ``lexbench`` holding the ``--suite``'s items named ``<case-id>[<provider>]``
-(:func:`lexbench.record.item_id`), node ids ``lexbench::<case-id>[<provider>]``: the benchmark needs no
+(:func:`lexbench.run.record.item_id`), node ids ``lexbench::<case-id>[<provider>]``: the benchmark needs no
 directory of its own in the project and is collected from any directory. The suite id is in no node
 name, because ``-k`` matches every node name and a suite id may be a provider's (the imported mozilla
 suite is ``readability``); the report header names the suite.
@@ -50,12 +50,12 @@ from lexbench.plugin.state import (
 )
 from lexbench.plugin.writer import SELECTED_OUTPUT, RunWriter, run_item_names
 from lexbench.providers.policy import declared_family
-from lexbench.record import item_id
+from lexbench.run.record import item_id
 from lexbench.replay import new_run_prefix, served_fetches_url
 from lexbench.run.live import live_refusal
 from lexbench.run.planning import expand_gateway_specs, planned_worker_cpus, worker_cpu
 from lexbench.run.session import RunRequest, RunSession, configuration_sha256_of, planned_run
-from lexbench.shard import Shard
+from lexbench.run.shard import Shard
 from lexbench.text import counted
 
 __all__ = ["BACKSTOP_MARGIN", "STATE", "BenchState", "CaseItem", "RunWriter", "SuiteCollector", "VerdictFailure",

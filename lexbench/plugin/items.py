@@ -11,7 +11,7 @@ from lexbench.dataset.suite import Suite
 from lexbench.plugin.state import STATE
 from lexbench.providers.credentials import Redactor
 from lexbench.providers.policy import call_and_assess
-from lexbench.record import item_id
+from lexbench.run.record import item_id
 from lexbench.run.fetcher import VerdictFailure
 from lexbench.run.live import not_public_answer
 from lexbench.run.row import junit_properties
@@ -80,7 +80,7 @@ class CaseItem(pytest.Item):
     @classmethod
     def of(cls, parent: pytest.Collector, suite: Suite, case: Case, provider_name: str) -> CaseItem:
         """The item for ``case`` × ``provider_name`` under ``parent``, named ``<case-id>[<provider>]``
-        (:func:`lexbench.record.item_id`), its node id ``<parent's node id>::<name>``. The node id is given
+        (:func:`lexbench.run.record.item_id`), its node id ``<parent's node id>::<name>``. The node id is given
         as text so that pytest reads the bracket as the item's parameters, as it reads the ids kept in its
         cache: ``--lf`` compares the two (a name-derived id keeps the bracket in the name and never matches)."""
         name = item_id(case.id, provider_name)

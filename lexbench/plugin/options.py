@@ -15,7 +15,7 @@ from lexbench.providers import DEFAULT_PROVIDERS
 from lexbench.providers.config import CONFIGURED
 from lexbench.providers.policy import DEFAULT_RETRIES, DEFAULT_TIMEOUT_S, RuntimePolicy
 from lexbench.replay import check_public_base_url
-from lexbench.shard import AUTO, Shard
+from lexbench.run.shard import AUTO, Shard
 
 INI_PREFIX = "lexbench_"
 """An option's ini key is this prefix and its name: ``--fetch-timeout`` ↔ ``lexbench_fetch_timeout``."""

@@ -19,7 +19,7 @@ from lexbench.replay import ReplayServer, public_url_for
 from lexbench.run.replay_check import replay_problem
 from lexbench.run.row import RowContext
 from lexbench.run.session import RunRequest, RunSession
-from lexbench.shard import Shard
+from lexbench.run.shard import Shard
 
 
 @dataclass

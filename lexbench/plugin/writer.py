@@ -9,8 +9,8 @@ from lexbench.errors import RunError
 from lexbench.plugin.fixtures import case_of_test, provider_of_test
 from lexbench.plugin.items import CaseItem
 from lexbench.plugin.state import BenchState
-from lexbench.record import item_id
-from lexbench.report import render_terminal, write_reports
+from lexbench.run.record import item_id
+from lexbench.report.render import render_terminal, write_reports
 from lexbench.text import counted
 
 
@@ -19,7 +19,7 @@ SELECTED_OUTPUT = "lexbench_selected"
 
 
 def run_item_names(items: list[pytest.Item]) -> list[str]:
-    """The run's item names (``<case-id>[<provider>]``, :func:`lexbench.record.item_id`) of the selected
+    """The run's item names (``<case-id>[<provider>]``, :func:`lexbench.run.record.item_id`) of the selected
     ``items``: the suite's items and each user's test on ``lexbench_case``; other tests are not the run's."""
     names = []
     for item in items:

@@ -170,7 +170,7 @@ def read_approvals(path: Path, sha256: str, *, run_dirs: Iterable[Path]) -> Appr
 
 def sources_of(run: str, rows: Iterable[Any], scorer_version: int | None) -> list[Source]:
     """The :class:`Source` of each configuration among ``rows`` (anything with ``configuration_sha256``
-    and ``provider``, e.g. :class:`lexbench.record.RunRow`) of one ``run``, in order of first row."""
+    and ``provider``, e.g. :class:`lexbench.run.record.RunRow`) of one ``run``, in order of first row."""
     providers: dict[str | None, set[str]] = {}
     for row in rows:
         providers.setdefault(row.configuration_sha256, set()).add(row.provider)

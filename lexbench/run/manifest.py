@@ -1,7 +1,7 @@
 """``manifest.json`` as a session writes it (SPEC §6): a model per part, dumped in field order, so the
 file keeps the bytes the dict-built manifest had.
 
-:class:`lexbench.record.RunManifest` is the reading side: the parts lexbench relies on when it resumes,
+:class:`lexbench.run.record.RunManifest` is the reading side: the parts lexbench relies on when it resumes,
 merges or reports a run, whatever wrote it. This is the writing side: every field a session records.
 """
 
@@ -60,9 +60,9 @@ class Rerun(_Part):
 
 
 class RunOptions(_Part):
-    """``run``: the options that change what the run records (see :class:`lexbench.record.ManifestRun`);
+    """``run``: the options that change what the run records (see :class:`lexbench.run.record.ManifestRun`);
     ``shard_source`` says where ``shard`` came from (``--shard=K/N``, or the variables ``--shard=auto``
-    read, :func:`lexbench.shard.shard_from_environment`)."""
+    read, :func:`lexbench.run.shard.shard_from_environment`)."""
 
     measure_only: bool
     certified_requested: bool
@@ -110,7 +110,7 @@ _Session = Annotated[dict[str, Any] | SessionRecord, Field(union_mode="left_to_r
 
 class Manifest(_Part):
     """The whole ``manifest.json`` of a session's run. ``versions``, ``host`` and ``code`` are
-    :func:`lexbench.record.environment`'s record; ``completion`` is absent until the session finishes."""
+    :func:`lexbench.run.record.environment`'s record; ``completion`` is absent until the session finishes."""
 
     argv: list[str]
     suite: SuiteFacts

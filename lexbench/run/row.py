@@ -1,4 +1,4 @@
-"""An item's row in ``results.jsonl`` (:class:`~lexbench.record.RunRow`), built in one place from its
+"""An item's row in ``results.jsonl`` (:class:`~lexbench.run.record.RunRow`), built in one place from its
 case, answer and verdict: the row of a scored answer and the row of an item that crashed without one
 differ only in what they were given."""
 
@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from lexbench.dataset.case import Case
 from lexbench.answer import ErrorType, ProviderResult
-from lexbench.record import RunRow, count_tokens
+from lexbench.run.record import RunRow, count_tokens
 from lexbench.verdict import Component, Outcome, Verdict
 
 _ITEM_NAME = re.compile(r"(?P<case>[^:\[\]]+)\[(?P<provider>[^\]]+)\]$")
@@ -36,7 +36,7 @@ def row_of(context: RowContext, case: Case, verdict: Verdict, answer: ProviderRe
     ``answer`` is the (redacted) answer the row records, ``None`` for an item that ended without one;
     sizes (``content_chars``, ``content_tokens``) are measured on ``answered``, the answer as the
     provider gave it (default: ``answer``); ``content_tokens``, when the caller counted them already
-    (:func:`lexbench.record.save_counted`), is not counted again. ``flags`` default to the case's own
+    (:func:`lexbench.run.record.save_counted`), is not counted again. ``flags`` default to the case's own
     flags; ``boilerplate_found`` comes from :func:`lexbench.scoring.probes.boilerplate_found`."""
     answered = answered if answered is not None else answer
     probes = case.probes.without if case.probes and case.probes.without else None

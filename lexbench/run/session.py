@@ -26,7 +26,7 @@ from typing import Any
 
 import httpx
 
-from lexbench.certify import certification_problems
+from lexbench.run.certify import certification_problems
 from lexbench.dataset.case import Case
 from lexbench.dataset.suite import Suite
 from lexbench.errors import RunError
@@ -34,18 +34,18 @@ from lexbench.providers import ProviderConfig, ProviderSpec, RuntimePolicy
 from lexbench.providers.config import CONFIGURED
 from lexbench.providers.credentials import Redactor
 from lexbench.answer import ProviderResult
-from lexbench.record import (
+from lexbench.run.record import (
     RESULTS_NAME, RunIdentity, RunRecorder, RunRow, canonical_sha256, checked_rows, count_tokens, environment, item_id,
     load_rows, read_manifest, resume_plan, save_counted, utc_now, write_manifest,
 )
-from lexbench.rundir import RunLock, append_file, check_run_dir, make_run_dir
+from lexbench.run.rundir import RunLock, append_file, check_run_dir, make_run_dir
 from lexbench.run.manifest import (
     Certification, Completion, Manifest, Rerun, RunOptions, SessionRecord, SuiteFacts, configuration_record,
     provider_config_facts,
 )
 from lexbench.run.row import RowContext, crashed_row, parse_item_name, row_of
 from lexbench.scoring.probes import boilerplate_found
-from lexbench.shard import Shard
+from lexbench.run.shard import Shard
 from lexbench.text import counted
 from lexbench.verdict import Verdict
 
@@ -120,7 +120,7 @@ class RunSession:
     @classmethod
     def open(cls, request: RunRequest) -> RunSession:
         """Decide the run directory (new or resumed), check it is one lexbench left as it is and lock it
-        (:mod:`lexbench.rundir`), check a certified run's requirements, open the results file and write
+        (:mod:`lexbench.run.rundir`), check a certified run's requirements, open the results file and write
         the first manifest. Raises :class:`RunError` with the reason — another session holding the
         directory included — before any item runs; the lock is released then."""
         if request.measure_only and request.certified:
@@ -235,7 +235,7 @@ class RunSession:
         run's whole plan is expected then.
 
         ``write_reports(run_dir, rows, manifest)`` and ``render_terminal(rows)`` come from the report
-        stage (``lexbench.report``), which follows the run in the flow, so the caller hands them in."""
+        stage (``lexbench.report.render``), which follows the run in the flow, so the caller hands them in."""
         lines: list[SummaryLine] = []
         rows = load_rows(self.run_dir)
         if self.write_failure is not None:
@@ -457,7 +457,7 @@ def _resumed_dir(request: RunRequest, identity: RunIdentity) -> tuple[Path, RunL
 
 def _certification(request: RunRequest, code: dict) -> Certification:
     """The certification record of a ``--certified`` run at its start. Raises :class:`RunError` listing
-    every requirement the run does not meet (:mod:`lexbench.certify`)."""
+    every requirement the run does not meet (:mod:`lexbench.run.certify`)."""
     checks, problems = certification_problems(
         providers_option=request.provider_selection, keyword=request.keyword, markexpr=request.markexpr, code=code,
         credential_variables=[v for spec in request.specs.values() for v in spec.credential_variables()],

@@ -12,7 +12,7 @@ import pytest
 import lexbench.scoring.evaluate as evaluate
 from lexbench.cli import main
 from lexbench.evals.lift import ACK_TOKEN, Polarity
-from lexbench.record import RunRow
+from lexbench.run.record import RunRow
 from lexbench.verdict import Component, ComponentResult, Outcome
 
 

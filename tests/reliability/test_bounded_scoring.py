@@ -118,7 +118,7 @@ ReferenceEcho.fetch = _hostile
 def test_in_a_run_a_scorer_limit_is_recorded_apart_with_its_answer_saved(pytester, tmp_path) -> None:  # type: ignore[no-untyped-def]
     """The item is not ``crashed`` and not the provider's failure: ``unresolvable`` / ``scorer_limit``,
     its answer saved under ``responses/``, the other items scored as usual."""
-    from lexbench.record import load_rows
+    from lexbench.run.record import load_rows
     from tests.suite_factory import ARTICLES, write_suite
 
     pytester.makeini("[pytest]\nlexbench = true\naddopts = -p no:cacheprovider\n")

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from lexbench.certify import certification_problems
-from lexbench.record import code_state
+from lexbench.run.certify import certification_problems
+from lexbench.run.record import code_state
 from tests.suite_factory import ARTICLES, write_suite
 
 REPO = Path(__file__).resolve().parents[2]

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from lexbench.record import load_rows
+from lexbench.run.record import load_rows
 from tests.suite_factory import ARTICLES, write_suite
 
 pytestmark = pytest.mark.slow  # starts processes or servers: make test-fast leaves it out
@@ -169,11 +169,11 @@ plugin.CaseItem._call = _call_after_stopping
 DISK_FULL_AFTER_ROWS = 5
 FULL_DISK = f'''
 import errno, os
-import lexbench.record as record
+import lexbench.run.record as record
 
 
 class _FillingDisk:
-    """os for lexbench.record, whose writes fail with ENOSPC once {DISK_FULL_AFTER_ROWS} rows are written."""
+    """os for lexbench.run.record, whose writes fail with ENOSPC once {DISK_FULL_AFTER_ROWS} rows are written."""
 
     rows = 0
 

@@ -27,7 +27,7 @@ from lexbench.dataset.suite import load_suite
 from lexbench.errors import LexbenchError
 from lexbench.evals.gold import check_gold
 from lexbench.providers import load_config
-from lexbench.record import checked_rows
+from lexbench.run.record import checked_rows
 from tests.reliability.figures import count_example
 from tests.suite_factory import ARTICLES, write_suite
 

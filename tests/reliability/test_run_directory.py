@@ -18,9 +18,9 @@ from markdown_it import MarkdownIt
 
 from lexbench.cli import main as lexbench
 from lexbench.errors import RunError
-from lexbench.record import RunRecorder, RunRow, checked_rows, load_rows, merge_runs, save_response, write_manifest
-from lexbench.report import render_markdown
-from lexbench.rundir import LOCK_NAME, RunLock
+from lexbench.run.record import RunRecorder, RunRow, checked_rows, load_rows, merge_runs, save_response, write_manifest
+from lexbench.report.render import render_markdown
+from lexbench.run.rundir import LOCK_NAME, RunLock
 from lexbench.verdict import Outcome
 from tests.suite_factory import ARTICLES, write_suite
 
@@ -130,7 +130,7 @@ def test_two_sessions_started_together_one_runs_the_other_names_it_and_stops(pro
 def test_a_lock_left_by_a_killed_session_does_not_block(tmp_path):
     run = make_run(tmp_path / "run", [row()])
     holder = subprocess.Popen([sys.executable, "-c", "import sys, time; from pathlib import Path; "
-                               "from lexbench.rundir import RunLock; RunLock(Path(sys.argv[1])).acquire(); "
+                               "from lexbench.run.rundir import RunLock; RunLock(Path(sys.argv[1])).acquire(); "
                                "print('held', flush=True); time.sleep(600)", str(run)],
                               stdout=subprocess.PIPE, text=True)
     try:

@@ -12,7 +12,7 @@ import jsonschema
 import pytest
 
 from lexbench.cli import main
-from lexbench.record import RunRecorder, RunRow, write_manifest
+from lexbench.run.record import RunRecorder, RunRow, write_manifest
 from lexbench.scoring.evaluate import SCORER_VERSION
 from lexbench.verdict import Outcome
 

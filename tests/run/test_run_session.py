@@ -9,18 +9,18 @@ import json
 
 import pytest
 
-import lexbench.record
+import lexbench.run.record
 from lexbench.dataset.suite import load_suite
 from lexbench.errors import RunError
 from lexbench.providers import RuntimePolicy, build_provider, call_provider, default_config
 from lexbench.providers.guard import NetworkGuard
 from lexbench.answer import ProviderResult
-from lexbench.record import checked_rows, count_tokens, read_manifest
-from lexbench.report import render_terminal, write_reports
+from lexbench.run.record import checked_rows, count_tokens, read_manifest
+from lexbench.report.render import render_terminal, write_reports
 from lexbench.run.manifest import Certification
 from lexbench.run.session import RunRequest, RunSession
 from lexbench.scoring.evaluate import evaluate_response
-from lexbench.shard import Shard
+from lexbench.run.shard import Shard
 from tests.suite_factory import ARTICLES, write_suite
 
 pytestmark = pytest.mark.slow  # opens real runs (git for the code state) or a fresh interpreter
@@ -188,7 +188,7 @@ def test_a_row_that_cannot_be_written_stops_the_run_and_says_how_to_resume(suite
     def disk_full(fd, data):
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr(lexbench.record.os, "write", disk_full)
+    monkeypatch.setattr(lexbench.run.record.os, "write", disk_full)
     with pytest.raises(RunError, match="No space left on device"):
         session.record(case, provider, answer, evaluate_response(case, answer))
     monkeypatch.undo()

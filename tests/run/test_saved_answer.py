@@ -13,7 +13,7 @@ import pytest
 from lexbench.answer import Attempt, ErrorType, ProviderResult, ResultMetadata
 from lexbench.dataset.suite import load_suite
 from lexbench.providers.credentials import Redactor
-from lexbench.record import count_tokens
+from lexbench.run.record import count_tokens
 from lexbench.run.row import RowContext
 from lexbench.run.session import scored_row
 from lexbench.verdict import Component, ComponentResult, Outcome, Verdict

@@ -8,7 +8,7 @@ A run started with ``--certified`` is refused unless
 2. it runs every item: no ``-k`` or ``-m`` subset (``--shard`` and ``--resume`` are fine — the merged
    or resumed run still covers every item);
 3. its configuration is clean and recorded: the lexbench code is a committed revision — no file that
-   pytest or Python could load differs from the commit (:func:`lexbench.checkout.loadable_tree`), no uncommitted change
+   pytest or Python could load differs from the commit (:func:`lexbench.run.checkout.loadable_tree`), no uncommitted change
    under ``lexbench/`` or ``providers/``, pytest's rootdir is the checkout and ``sys.path`` holds
    nothing outside the checkout and the Python environment — and every credential the selected
    providers name is set, so no item is lost to the operator's setup;
@@ -38,7 +38,7 @@ def certification_problems(*, providers_option: str | None, keyword: str, markex
                            project_root: Path | None = None) -> tuple[list[str], list[str]]:
     """Check the four requirements of the module docstring.
 
-    ``code`` is :func:`lexbench.record.code_state`'s record; ``credential_variables`` the environment
+    ``code`` is :func:`lexbench.run.record.code_state`'s record; ``credential_variables`` the environment
     variables the selected providers name. Returns ``(checks, problems)``: one line per requirement
     met, and one actionable line per requirement not met (empty when the run may be certified).
     """

@@ -2,7 +2,7 @@
 the JSON-able report dict and the figures as text that every rendering shares. Pure: rows and manifest in.
 
 :func:`build_model` orders the rows and summarises and bootstraps each provider once; the renderings
-(:mod:`lexbench.report` for Markdown, JSON and the terminal, :mod:`lexbench.report_html` for HTML) only
+(:mod:`lexbench.report.render` for Markdown, JSON and the terminal, :mod:`lexbench.report.html` for HTML) only
 present it. The pass rate is passed ÷ (passed + failed): ``unresolvable`` items (the operator's setup
 stopped the call) are counted apart, never as failures. The noise figure — median answer size ÷
 reference size, with the median answer tokens — sits beside every pass rate, because the contracts
@@ -20,10 +20,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from lexbench import stats
+from lexbench.run import stats
 from lexbench.dataset.flags import flag_explanation
-from lexbench.record import RESPONSES_DIR, RunRow, scorer_version
-from lexbench.report_memory import memory_figures
+from lexbench.run.record import RESPONSES_DIR, RunRow, scorer_version
+from lexbench.report.memory import memory_figures
 from lexbench.text import counted
 from lexbench.verdict import Component, Outcome
 
@@ -89,7 +89,7 @@ class ProviderSummary:
     """Aggregates for one provider.
 
     Latencies in seconds (final attempt, unresolvable items left out); ``noise`` = median answer ÷
-    reference chars; ``answer_tokens`` the median answer size by :func:`lexbench.record.count_tokens`;
+    reference chars; ``answer_tokens`` the median answer size by :func:`lexbench.run.record.count_tokens`;
     ``interval`` the pass rate's 95 % bootstrap interval over cases; ``cost`` the summed cost per
     billing unit; ``attempts`` physical calls; ``retried`` items that took more than one call.
     """
@@ -343,7 +343,7 @@ class ReportModel:
 def build_model(rows: Iterable[RunRow], manifest: dict[str, Any], imported: dict[str, Any] | None = None) -> ReportModel:
     """Order, summarise and compare ``rows`` once (the bootstraps run here) for all the renderers.
 
-    ``imported``: the suite's import report (``import-report.json``, :func:`lexbench.report.import_report`)
+    ``imported``: the suite's import report (``import-report.json``, :func:`lexbench.report.render.import_report`)
     when the suite was imported from a corpus; its format and caveats are shown with the run's facts.
     """
     ordered = ordered_rows(rows)
@@ -355,7 +355,7 @@ def build_model(rows: Iterable[RunRow], manifest: dict[str, Any], imported: dict
 def build_report(rows: Sequence[RunRow], manifest: dict[str, Any]) -> dict[str, Any]:
     """The whole report as plain data (``report.json``): run facts, leaderboards with bootstrap
     intervals, pairwise comparisons, breakdowns, component failures, latency and cost, peak memory (bytes,
-    :mod:`lexbench.report_memory`), failure classes, flagged cases with each flag's meaning, and every item
+    :mod:`lexbench.report.memory`), failure classes, flagged cases with each flag's meaning, and every item
     that did not pass (with its saved answer's relative path). ``run.suite.import`` holds an imported
     suite's format and caveats when the caller read them (:func:`build_model`).
 

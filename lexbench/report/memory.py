@@ -12,7 +12,7 @@ import statistics
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from lexbench.record import RunRow
+from lexbench.run.record import RunRow
 
 
 def memory_figures(rows: Iterable[RunRow], providers: Sequence[str]) -> list[dict[str, Any]]:

@@ -10,11 +10,11 @@
       report.md         the reports, rebuilt from manifest.json + results.jsonl by ``lexbench report RUN``
       report.html
       report.json
-      session.lock      held by the session's controller (:class:`lexbench.rundir.RunLock`)
+      session.lock      held by the session's controller (:class:`lexbench.run.rundir.RunLock`)
 
 Rows are written only by the controller process; workers only write content-addressed responses
 (and debug logs), so parallel workers never write the same file twice. A directory is read and
-written only as lexbench left it (:func:`lexbench.rundir.check_run_dir`), and rows and manifest are
+written only as lexbench left it (:func:`lexbench.run.rundir.check_run_dir`), and rows and manifest are
 validated by their models on every read (:class:`RunRow`, :class:`RunManifest`). Every row carries the run's identity (suite id,
 dataset sha256, configuration sha256): resuming (:func:`resume_plan`), merging (:func:`merge_runs`)
 and reporting (:func:`checked_rows`) refuse a row that does not match its manifest instead of mixing
@@ -47,11 +47,11 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
 from lexbench.answer import Attempt, ResultMetadata
-from lexbench.checkout import loadable_tree
+from lexbench.run.checkout import loadable_tree
 from lexbench.errors import RunError
 from lexbench.jsonfile import InvalidJson, decode_json, read_json, validation_problem
 from lexbench.run.approvals import Approvals, ApprovalError, Source, approvals_record, approve
-from lexbench.rundir import check_run_dir, open_nofollow, write_file
+from lexbench.run.rundir import check_run_dir, open_nofollow, write_file
 from lexbench.scoring.evaluate import SCORER_VERSION
 from lexbench.verdict import ComponentResult, Outcome
 
@@ -446,7 +446,7 @@ def checked_rows(run_dir: Path, *, approved: frozenset[str] = frozenset()) -> tu
     the caller's registry still approves them is checked by :func:`lexbench.run.approvals.approve`).
 
     Raises :class:`RunError` when ``run_dir`` is not a run directory lexbench left as it is
-    (:func:`lexbench.rundir.check_run_dir`), its manifest is damaged, a line of ``results.jsonl`` is
+    (:func:`lexbench.run.rundir.check_run_dir`), its manifest is damaged, a line of ``results.jsonl`` is
     not a row (naming the line and field), a row names a provider the manifest does not, a row belongs
     to another suite or configuration than the manifest's, or an item has more than one row.
     """
@@ -534,12 +534,12 @@ def host_facts() -> dict[str, Any]:
 
 def code_state(package_dir: Path | None = None) -> dict[str, Any]:
     """The lexbench code a session ran: its checkout's git commit and tree hash, and every file there
-    that pytest or Python could load (:func:`lexbench.checkout.loadable_tree`): their count, one sha256
+    that pytest or Python could load (:func:`lexbench.run.checkout.loadable_tree`): their count, one sha256
     over them, the paths that differ from the commit (untracked, modified, ignored or deleted) plus any
     uncommitted change under ``lexbench/`` and ``providers/`` (the Node worker too), and the
     ``sys.path`` entries outside the checkout and the Python environment. ``{"git": None}`` when
     lexbench is not running from a git checkout (an installed wheel is identified by its version)."""
-    package_dir = package_dir or Path(__file__).resolve().parent
+    package_dir = package_dir or Path(__file__).resolve().parents[1]  # lexbench/, above lexbench/run/
     root = package_dir.parent
     if not (root / ".git").exists():
         return {"git": None}

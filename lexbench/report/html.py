@@ -14,7 +14,7 @@ Charts (each a ``<figure>`` with an ``id``):
 - ``chart-heatmap`` — provider × case, one cell per item coloured by verdict; cases ordered hardest
   first; each cell's tooltip (SVG ``<title>``) names the item and its verdict.
 
-Like :mod:`lexbench.report`, the output depends only on the rows and the run-wide manifest facts.
+Like :mod:`lexbench.report.render`, the output depends only on the rows and the run-wide manifest facts.
 """
 
 from __future__ import annotations
@@ -25,9 +25,9 @@ from collections.abc import Sequence
 from html import escape
 from typing import Any
 
-from lexbench.record import RunRow
-from lexbench.report_memory import memory_intro, mib_text
-from lexbench.report_model import (BREAKDOWNS, COMPARISON_HEADINGS, COMPONENT_COLUMNS, COMPONENT_LABELS, FLAGS_INTRO,
+from lexbench.run.record import RunRow
+from lexbench.report.memory import memory_intro, mib_text
+from lexbench.report.model import (BREAKDOWNS, COMPARISON_HEADINGS, COMPONENT_COLUMNS, COMPONENT_LABELS, FLAGS_INTRO,
                                    LEADERBOARD_COMPONENTS, ProviderSummary, ReportModel, boilerplate_text, build_model,
                                    cost_text, flagged_cases, import_caveats, import_heading, interval_text, ordered_rows,
                                    pct, ratio, run_lines, secs, shown_text, signed_pct, summarise, tokens_text)
@@ -161,7 +161,7 @@ def _jitter(key: str) -> float:
 def latency_chart(rows: Sequence[RunRow], summaries: Sequence[ProviderSummary] | None = None) -> str:
     """One strip per provider: a dot per answered item's latency, with p50 (thick) and p95 (thin) marks.
 
-    ``summaries``: :func:`lexbench.report_model.summarise` of ``rows``, when already computed.
+    ``summaries``: :func:`lexbench.report.model.summarise` of ``rows``, when already computed.
     """
     rows = ordered_rows(rows)
     if summaries is None:
@@ -201,7 +201,7 @@ def latency_chart(rows: Sequence[RunRow], summaries: Sequence[ProviderSummary] |
 def heatmap(rows: Sequence[RunRow], summaries: Sequence[ProviderSummary] | None = None) -> str:
     """Provider × case: one cell per item coloured by verdict, cases ordered hardest first.
 
-    ``summaries``: :func:`lexbench.report_model.summarise` of ``rows``, when already computed.
+    ``summaries``: :func:`lexbench.report.model.summarise` of ``rows``, when already computed.
     """
     rows = ordered_rows(rows)
     providers = [s.provider for s in (summarise(rows) if summaries is None else summaries)]
@@ -256,7 +256,7 @@ def render_html(rows: Sequence[RunRow], manifest: dict[str, Any]) -> str:
 
 
 def html_from_model(model: ReportModel) -> str:
-    """:func:`render_html` of a prebuilt :class:`lexbench.report_model.ReportModel`."""
+    """:func:`render_html` of a prebuilt :class:`lexbench.report.model.ReportModel`."""
     report, rows = model.data, model.rows
     suite_id = report["run"]["suite"].get("id") or "?"
     parts = ["<!doctype html>", '<html lang="en"><head><meta charset="utf-8">',

@@ -1,18 +1,18 @@
 """Reports built from a run record (SPEC §6). Pure: manifest + rows in, bytes out.
 
-:func:`~lexbench.report_model.build_report` turns a run into one JSON-able dict (``report.json``); :func:`render_markdown`
-and :func:`lexbench.report_html.render_html` present the same figures. :func:`write_reports` writes
-all three into the run directory from one :class:`~lexbench.report_model.ReportModel` (:func:`~lexbench.report_model.build_model` orders the rows
+:func:`~lexbench.report.model.build_report` turns a run into one JSON-able dict (``report.json``); :func:`render_markdown`
+and :func:`lexbench.report.html.render_html` present the same figures. :func:`write_reports` writes
+all three into the run directory from one :class:`~lexbench.report.model.ReportModel` (:func:`~lexbench.report.model.build_model` orders the rows
 and summarises and bootstraps each provider once; :func:`markdown_from_model`,
-:func:`json_from_model` and :func:`lexbench.report_html.html_from_model` render it). ``lexbench
+:func:`json_from_model` and :func:`lexbench.report.html.html_from_model` render it). ``lexbench
 report RUN`` calls it again and gets the same bytes: rows are ordered before anything is computed,
-the bootstrap is seeded (:mod:`lexbench.stats`), and nothing reads the clock, the host or the session
+the bootstrap is seeded (:mod:`lexbench.run.stats`), and nothing reads the clock, the host or the session
 (shard, argv, start/end) — so a run merged from shards reports exactly like the unsharded run over
 the same results. The one file read besides the run record is, for a suite imported from a corpus
 and not reviewed since, its ``import-report.json`` (:func:`import_report`), whose caveats the reports
 show.
 
-The figures themselves come from :mod:`lexbench.report_model`; :func:`render_terminal` prints the
+The figures themselves come from :mod:`lexbench.report.model`; :func:`render_terminal` prints the
 short leaderboard at the end of a pytest session.
 """
 
@@ -23,15 +23,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from lexbench.record import RunRow
-from lexbench.report_html import html_from_model
-from lexbench.report_memory import memory_intro, mib_text
-from lexbench.report_model import (
+from lexbench.run.record import RunRow
+from lexbench.report.html import html_from_model
+from lexbench.report.memory import memory_intro, mib_text
+from lexbench.report.model import (
     BREAKDOWNS, COMPARISON_HEADINGS, COMPONENT_COLUMNS, COMPONENT_LABELS, FLAGS_INTRO, LEADERBOARD_COMPONENTS,
     ReportModel, boilerplate_text, build_model, cost_text, flagged_cases, import_caveats, import_heading, interval_text,
     pct, ratio, run_lines, secs, shown_text, signed_pct, summarise, tokens_text,
 )
-from lexbench.rundir import write_file
+from lexbench.run.rundir import write_file
 
 
 def render_json(rows: Sequence[RunRow], manifest: dict[str, Any]) -> str:
