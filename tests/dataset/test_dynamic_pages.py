@@ -66,10 +66,9 @@ def renderings(built) -> dict:
 
 
 def _location_selector(group: dict) -> str:
-    """The CSS selector a stable group's location names in its closing parentheses: "masthead logo (.masthead .logo)"."""
-    found = re.search(r"\(([^()]+)\)$", group["location"])
-    assert found, f"stable group {group['id']!r}: location {group['location']!r} names no selector"
-    return found.group(1)
+    """The CSS selector of a stable group's location (``selector``; every group of this suite has one)."""
+    assert group.get("selector"), f"stable group {group['id']!r} has no selector for its location {group['location']!r}"
+    return group["selector"]
 
 
 def test_every_case_has_its_own_directory_with_relative_urls(built):
