@@ -163,14 +163,63 @@ def _validate(args: argparse.Namespace) -> int:
     dataset, dataset_json = read_suite_dataset(root)
     problems = validate_suite(root, registry=registry, committed=is_committed(root), dataset=dataset,
                               dataset_json=dataset_json)
+    if args.visibility and not problems:
+        from lexbench.dataset.rendering import prove_suite
+        from lexbench.dataset.suite import load_suite
+
+        problems = [f"{proof.case_id}: {problem}" for proof, _ in prove_suite(load_suite(str(root)))
+                    for problem in proof.problems]
     seconds = time.perf_counter() - started
     if problems:
         return _print_problems(f"validate {root.name}", problems)
     checked = "dataset.json, rules.json, cohort.json, dataset-catalog.json, tasks.json, source-inputs.json"
+    if args.visibility:
+        checked += "; every stable phrase and reference line visible in its rendered capture"
     where = f"; the dataset is the fetched one in {input_dir(root)}" if is_external(root) else ""
     print(f"validate {root.name}: ok ({checked}{' and the registry entry' if registry else ''} agree; {seconds:.2f} s"
           f"{where})")
     return 0
+
+
+def _write_json(path: Path, value: object) -> None:
+    path.write_text(json.dumps(value, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+
+
+def _prove_visibility(args: argparse.Namespace) -> int:
+    import dataclasses
+
+    from lexbench.dataset.rendering import prove_suite  # per verb (module docstring): Playwright loads here
+    from lexbench.dataset.suite import load_suite
+    from lexbench.dataset.visibility import summary
+
+    started = time.perf_counter()
+    suite = load_suite(args.suite)
+    runs_dir = Path(args.runs) if args.runs else None
+    if runs_dir is not None:
+        runs_dir.mkdir(parents=True, exist_ok=True)
+    proofs = []
+    for proof, rendering in prove_suite(suite, args.case or ()):
+        proofs.append(proof)
+        counts = proof.counts
+        print(f"{proof.case_id}: {counts['visible']} visible, {counts['hidden']} hidden, {counts['unproven']} unproven "
+              f"text runs; {len(proof.problems)} refused, {len(proof.review)} to review", flush=True)
+        for problem in proof.problems:
+            print(f"  refused: {problem}")
+        if args.review:
+            for item in proof.review:
+                print(f"  review: {item}")
+        if runs_dir is not None:
+            _write_json(runs_dir / f"{proof.case_id}.json", [dataclasses.asdict(run) for run in rendering.runs])
+    totals = summary(proofs)
+    if args.json:
+        _write_json(Path(args.json), {"suite": suite.id, "summary": totals, "cases": [p.as_json() for p in proofs]})
+    refused = sum(totals["problems"].values())
+    print(f"prove-visibility {suite.id}: {totals['cases']} case(s), {refused} refused "
+          f"({', '.join(f'{n} {kind}' for kind, n in totals['problems'].items()) or 'none'}), "
+          f"{sum(totals['review'].values())} to review "
+          f"({', '.join(f'{n} {kind}' for kind, n in totals['review'].items()) or 'none'}); "
+          f"{time.perf_counter() - started:.1f} s")
+    return 1 if refused else 0
 
 
 def _verify_inputs(args: argparse.Namespace) -> int:
@@ -471,7 +520,18 @@ def build_parser() -> argparse.ArgumentParser:
     p = verbs.add_parser("validate", help="check a suite's bindings against each other and its dataset.json, rules and cohort")
     p.add_argument("--suite", required=True, help="suite name under cases/ or suite directory")
     p.add_argument("--registry", default=None, help="registry file to check (default: cases/registry.json for suites under cases/)")
+    p.add_argument("--visibility", action="store_true", help="also render every capture in Chromium and refuse what "
+                   "a reader does not see (lexbench prove-visibility's refusals)")
     p.set_defaults(handler=_validate)
+
+    p = verbs.add_parser("prove-visibility", help="render each capture in Chromium (scripts off, its own CSS) and "
+                                                  "refuse stable phrases and reference lines a reader does not see (SPEC §4)")
+    p.add_argument("--suite", required=True, help="suite name under cases/ or suite directory (its evidence fetched)")
+    p.add_argument("--case", action="append", default=None, help="only this case id (repeatable)")
+    p.add_argument("--review", action="store_true", help="also print the lines to review (bylines, widgets, captions, ...)")
+    p.add_argument("--json", default=None, help="write the findings and totals to this JSON file")
+    p.add_argument("--runs", default=None, help="write each case's text runs (text, state, reason, path) to DIR/<case>.json")
+    p.set_defaults(handler=_prove_visibility)
 
     p = verbs.add_parser("verify-inputs", help="check an external input directory (dataset.json + evidence) against a suite's bindings")
     p.add_argument("--suite", required=True, help="suite name under cases/ or suite directory")

@@ -266,6 +266,10 @@ class StableGroup(Model):
     region: SourceRegion
     phrases: list[NonEmpty] = Field(min_length=1)
     location: NonEmpty
+    selector: NonEmpty | None = Field(default=None, exclude_if=lambda value: value is None)
+    """The location as a CSS selector over the capture: the visibility proof refuses a phrase whose visible
+    occurrences are all outside it (SPEC §4). Left out of the JSON when absent, so older suites keep their
+    bytes."""
     basis: NonEmpty | None = None
     observed: date | None = None
 

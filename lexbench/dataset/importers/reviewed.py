@@ -112,9 +112,58 @@ def derive_reference(spec: dict[str, Any] | None, read: Callable[[str], bytes], 
     JSON; then :func:`cut_reference` (the part, paragraph lines, the one-based inclusive range).
     ``{"from": "capture", "lines": [a, b]}``: that range of the capture's visible-text lines
     (:func:`~lexbench.dataset.importers.html_text.html_lines` of the decoded capture), for sources whose
-    annotations are snippets, not a body. Raises :class:`PageError` naming the file."""
+    annotations are snippets, not a body. Either may carry ``exclude`` (:func:`exclude_lines`): the lines
+    the review leaves out, each with its reason. Raises :class:`PageError` naming the file."""
     if not spec:
         return []
+    return exclude_lines(_derive_lines(spec, read, capture), spec.get("exclude"))
+
+
+EXCLUSION_REASONS: dict[str, str] = {
+    "not_displayed": "in the capture, but hidden, clipped, collapsed or menu-nested (the visibility proof)",
+    "not_in_capture": "the source annotated text the capture does not hold (a widget loaded later, another page)",
+    "control_label": "a control's label: share or print buttons, 'Buy now', 'Lihat Foto', 'Skip'",
+    "widget": "a widget's text: related or trending links, product-card chrome, video or gallery chrome",
+    "attribution": "a byline, category label or credit line (attribution belongs to stable groups)",
+}
+"""Why a review leaves a source line out of the reference (SPEC §4): the reference is the displayed article."""
+
+
+def exclude_lines(lines: list[str], exclusions: Any) -> list[str]:
+    """``lines`` (the cut reference) without the review's exclusions (SPEC §4).
+
+    ``exclusions`` is ``None`` or a list of ``{"line": n, "reason": r, "text": t}``: ``n`` the one-based
+    number of a line of ``lines``, ``r`` a key of :data:`EXCLUSION_REASONS`, ``t`` that line's exact text
+    (so an exclusion cannot silently drop another line when the source changes). Raises
+    :class:`PageError` naming the exclusion for an unknown reason, a line out of range or listed twice, a
+    text that differs from the line, or an exclusion that would leave no line."""
+    if exclusions is None:
+        return lines
+    if not isinstance(exclusions, list):
+        raise PageError(f"sources.json: exclude must be a list of {{line, reason, text}}, got {exclusions!r}")
+    dropped: set[int] = set()
+    for item in exclusions:
+        if not isinstance(item, dict) or set(item) != {"line", "reason", "text"}:
+            raise PageError(f"sources.json: an exclusion has exactly line, reason and text, got {item!r}")
+        line, reason, text = item["line"], item["reason"], item["text"]
+        if reason not in EXCLUSION_REASONS:
+            raise PageError(f"sources.json: exclusion of line {line!r} has reason {reason!r}; use one of "
+                            f"{', '.join(EXCLUSION_REASONS)}")
+        if not isinstance(line, int) or isinstance(line, bool) or not 1 <= line <= len(lines):
+            raise PageError(f"sources.json: excluded line {line!r} is outside the reference's {len(lines)} lines")
+        if line in dropped:
+            raise PageError(f"sources.json: line {line} is excluded twice")
+        if lines[line - 1] != text:
+            raise PageError(f"sources.json: excluded line {line} reads {lines[line - 1]!r}, not {text!r}: the source "
+                            "changed or the exclusion names the wrong line")
+        dropped.add(line)
+    kept = [text for number, text in enumerate(lines, start=1) if number not in dropped]
+    if not kept:
+        raise PageError("sources.json: the exclusions leave no reference line")
+    return kept
+
+
+def _derive_lines(spec: dict[str, Any], read: Callable[[str], bytes], capture: bytes) -> list[str]:
     if spec.get("from") == "capture":
         lines = html_lines(decode_page(capture, detect_charset(capture).served)[0])
         return _line_range(lines, spec.get("lines"), "the capture's visible text")
