@@ -130,6 +130,28 @@ _INLINE_FRAMES = """() => {
 }"""
 
 
+_INLINE_SHADOW_ROOTS = """() => {
+  // Each open shadow root's tree, its slots filled with what is assigned to them, becomes its host's light
+  // DOM: page.content() serialises light DOM only, and the shadow tree is what the page shows.
+  const flatten = (root) => {
+    for (const host of Array.from(root.querySelectorAll('*'))) {
+      if (!host.shadowRoot) continue;
+      flatten(host.shadowRoot);
+      const slots = Array.from(host.shadowRoot.querySelectorAll('slot'));
+      const filled = slots.map((slot) => {
+        const assigned = slot.assignedNodes({ flatten: true });
+        return (assigned.length ? assigned : Array.from(slot.childNodes)).map((n) => n.cloneNode(true));
+      });
+      const copy = document.createElement('div');
+      for (const node of host.shadowRoot.childNodes) copy.appendChild(node.cloneNode(true));
+      Array.from(copy.querySelectorAll('slot')).forEach((slot, i) => slot.replaceWith(...(filled[i] || [])));
+      host.replaceChildren(...copy.childNodes);
+    }
+  };
+  flatten(document);
+}"""
+
+
 async def _frame_by_selector(page: Any, selector: str, limit_ms: float, timeout_error: type[Exception]) -> Any:
     """The frame of the first iframe element matching CSS ``selector`` in the page, once it is there
     (within ``limit_ms``), else ``None``."""
@@ -141,11 +163,13 @@ async def _frame_by_selector(page: Any, selector: str, limit_ms: float, timeout_
 
 
 async def render(playwright: Any, ws_url: str, url: str, completion: Completion, *, text_scope: int,
-                 deadline_s: float, javascript: bool = True, inline_frames: bool = False) -> Rendered:
+                 deadline_s: float, javascript: bool = True, inline_frames: bool = False,
+                 inline_shadow_roots: bool = False) -> Rendered:
     """Visit ``url`` in the browser at ``ws_url`` and apply ``completion`` (steps as :func:`cdp_steps`).
     ``javascript=False`` visits in a fresh context whose scripts do not run; ``inline_frames`` replaces
     each same-origin iframe by its document's body before the page's HTML is taken (a frame's text is
-    part of what the page shows, and ``page.content()`` holds only the ``<iframe>`` element).
+    part of what the page shows, and ``page.content()`` holds only the ``<iframe>`` element);
+    ``inline_shadow_roots`` likewise makes each open shadow root's tree (slots filled) its host's content.
 
     Raises :class:`FetchError` for navigation failures (``net::ERR_*`` classes, ``timeout``). An unmet
     completion condition is reported in the result (the content is kept), not raised.
@@ -211,6 +235,8 @@ async def render(playwright: Any, ws_url: str, url: str, completion: Completion,
         if text_scope == 2:
             rendered.html = await frame.evaluate(_SCOPED, completion.selector) if frame is not None else ""
         else:
+            if inline_shadow_roots:
+                await page.evaluate(_INLINE_SHADOW_ROOTS)
             if inline_frames:
                 await page.evaluate(_INLINE_FRAMES)
             rendered.html = await page.content()

@@ -4,8 +4,8 @@
   web archive's page record — without running any script and without a network call. A case marked
   ``needs_javascript`` must fail it on its body or records: that proves the case really needs a browser.
 - :class:`RenderedControl` (``rendered-control``) renders the replayed page in Chromium over CDP
-  (JavaScript on, the case's DOM completion honoured, same-origin iframes inlined) and answers the
-  completed DOM's HTML. It must pass every case: that proves a browser can.
+  (JavaScript on, the case's DOM completion honoured, same-origin iframes and open shadow roots inlined) and
+  answers the completed DOM's HTML. It must pass every case: that proves a browser can.
 
 Both are scored under the ``control`` output contract, beside ``reference-echo``
 (:class:`lexbench.providers.local.ReferenceEcho`), never on a provider leaderboard.
@@ -23,9 +23,9 @@ from lexbench.providers.base import OutputContract, Provider
 from lexbench.providers.headless import HeadlessHtml, check_playwright, probe_version, which
 
 RENDERED_DEFAULTS: Mapping[str, Any] = {"engine": "chromium-cdp", "binary": "/usr/bin/chromium",
-                                        "expected_version": "any", "inline_frames": True}
+                                        "expected_version": "any", "inline_frames": True, "inline_shadow_roots": True}
 """The rendered control's options unless configured: the system Chromium over CDP, any version (a control
-proves the case, it does not rank the engine), frames inlined."""
+proves the case, it does not rank the engine), same-origin frames and open shadow roots inlined."""
 
 
 class StaticShell(Provider):
@@ -49,7 +49,7 @@ class StaticShell(Provider):
 
 class RenderedControl(HeadlessHtml):
     """Control: Chromium over CDP renders the replayed page, JavaScript on, the case's DOM completion
-    honoured, same-origin iframes inlined; answers the completed DOM's HTML (see the module docstring).
+    honoured, same-origin iframes and open shadow roots inlined; answers the completed DOM's HTML (see the module docstring).
     Options as ``headless-html`` (:class:`~lexbench.providers.headless.EngineOptions`), defaulting to
     :data:`RENDERED_DEFAULTS`; ``expected_version`` ``"any"`` accepts whichever Chromium is installed."""
 

@@ -72,7 +72,8 @@ class EngineOptions(BaseModel):
     Node engines (default: the checkout's); ``javascript``: whether the page's scripts run (CDP engines
     only; ``false`` renders a capture as sources that saved pages with JavaScript off saw it);
     ``inline_frames``: replace each same-origin iframe by its document's body before the HTML is taken
-    (CDP engines only; the rendered control uses it)."""
+    (CDP engines only; the rendered control uses it); ``inline_shadow_roots``: likewise each open shadow
+    root's tree, slots filled, becomes its host's content."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -85,6 +86,7 @@ class EngineOptions(BaseModel):
     worker: str | None = None
     javascript: bool = True
     inline_frames: bool = False
+    inline_shadow_roots: bool = False
 
 
 def parse_options(options: Mapping[str, Any], route: Route) -> tuple[EngineOptions, Engine]:
@@ -103,8 +105,9 @@ def parse_options(options: Mapping[str, Any], route: Route) -> tuple[EngineOptio
         check_completion(eng, route, parsed.completion, text_scope=parsed.text_scope)
         if not parsed.javascript and eng.driver != "cdp":
             raise ConfigError(f"javascript: false needs a CDP engine; {eng.name} does not drive one")
-        if parsed.inline_frames and eng.driver != "cdp":
-            raise ConfigError(f"inline_frames needs a CDP engine; {eng.name} does not drive one")
+        for name in ("inline_frames", "inline_shadow_roots"):
+            if getattr(parsed, name) and eng.driver != "cdp":
+                raise ConfigError(f"{name} needs a CDP engine; {eng.name} does not drive one")
     except ConfigError as exc:
         raise ValueError(str(exc)) from None
     return parsed, eng
@@ -301,7 +304,8 @@ class HeadlessProvider(Provider):
                 loop = PlaywrightLoop.shared()
                 coroutine = render(loop.playwright, match.group(1), url, completion, text_scope=self.config.text_scope,
                                    deadline_s=deadline.remaining(), javascript=self.config.javascript,
-                                   inline_frames=self.config.inline_frames)
+                                   inline_frames=self.config.inline_frames,
+                                   inline_shadow_roots=self.config.inline_shadow_roots)
                 try:
                     rendered = loop.run(coroutine, deadline.remaining())
                 except TimeoutError:
