@@ -7,6 +7,11 @@ first use (PEP 562), so ``import lexbench`` stays cheap and loads neither the sc
 
     def test_my_fetcher(lexbench_case, fetch_timeout):
         lexbench.assert_passes(lexbench_case, my_fetch(lexbench_case.url, timeout=fetch_timeout))
+
+and for scripting a suite without pytest (README "Scripting a suite")::
+
+    suite = lexbench.load_suite("demo")
+    verdict = lexbench.evaluate_response(suite.cases[0], lexbench.ProviderResult(success=True, content=text))
 """
 
 from __future__ import annotations
@@ -23,9 +28,12 @@ _EXPORTS = {
     "Provider": "lexbench.providers.base",
     "ProviderResult": "lexbench.answer",
     "Verdict": "lexbench.verdict",
+    "evaluate_response": "lexbench.scoring.evaluate",
+    "load_suite": "lexbench.dataset.suite",
 }
 
-__all__ = ["BenchmarkRun", "CaseTarget", "Provider", "ProviderResult", "Verdict", "VerdictFailure", "assert_passes"]
+__all__ = ["BenchmarkRun", "CaseTarget", "Provider", "ProviderResult", "Verdict", "VerdictFailure", "assert_passes",
+           "evaluate_response", "load_suite"]
 
 
 def __getattr__(name: str) -> Any:

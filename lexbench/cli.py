@@ -275,6 +275,9 @@ def _fetch_evidence(args: argparse.Namespace) -> int:
     print(f"fetch-evidence {root.name}: {fetched.cases} cases from {fetched.files} source files ({fetched.origin}), "
           f"every sha256 verified, in {fetched.seconds:.1f} s")
     print(f"wrote {fetched.into}/dataset.json (sha256 {fetched.dataset_sha256}) and its evidence/")
+    if fetched.kept is not None:
+        print(f"note: files lexbench did not write appeared in {fetched.into} during the fetch; they are kept in "
+              f"{fetched.kept}", file=sys.stderr)
     run = root.name if fetched.into == default_into(root.name).resolve() else str(fetched.into)
     print(f"next: lexbench verify-inputs --suite {root.name} --source {fetched.into}; pytest --suite={run}")
     return 0
@@ -349,6 +352,7 @@ def _export_schemas(args: argparse.Namespace) -> int:
 
 def _report(args: argparse.Namespace) -> int:
     from lexbench.run.record import checked_rows, merge_runs, read_manifest, scorer_version  # per verb (module docstring)
+    from lexbench.history.trend import report_panel
     from lexbench.report.render import write_reports
     from lexbench.run import approvals as approval
     from lexbench.run.rundir import RunLock, check_run_dir
@@ -374,7 +378,7 @@ def _report(args: argparse.Namespace) -> int:
         manifest, rows = checked_rows(run_dir, approved=approval.approved_configurations(bound))
         approval.check_record(str(run_dir), manifest, approval.sources_of(str(run_dir), rows, scorer_version(manifest)),
                               approvals)
-        paths = write_reports(run_dir, rows, manifest)
+        paths = write_reports(run_dir, rows, manifest, trend_panel=report_panel(run_dir))
     for path in paths:
         print(f"wrote {path} (sha256 {hashlib.sha256(path.read_bytes()).hexdigest()[:16]})")
     if approvals is not None:
@@ -446,6 +450,53 @@ def installed_version() -> str:
         return "unknown (not installed)"
 
 
+def _alpha(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"expected a significance level between 0 and 1, got {text!r}")
+    return value
+
+
+def _history(args: argparse.Namespace) -> int:
+    from lexbench.history import summary  # per verb (module docstring)
+    from lexbench.history.store import History, default_cache, scan
+
+    history = History(scan([Path(d) for d in args.runs_dirs or ["runs"]]), cache=None if args.no_cache else default_cache())
+    if args.html:
+        from lexbench.history.trend import write_page
+
+        path = write_page(history, Path(args.html))
+        print(f"wrote {path}")
+    if args.sql is not None:
+        names, rows = history.sql(args.sql)
+        if args.json:
+            print(json.dumps([dict(zip(names, row, strict=True)) for row in rows], ensure_ascii=False, indent=2, default=str))
+        else:
+            print("\n".join(summary.table_lines(names, rows)))
+        return 0
+    if args.check:
+        from lexbench.history import check
+
+        results = check.check(history, alpha=args.alpha, max_new_failures=args.max_new_failures)
+        if args.json:
+            from dataclasses import asdict
+
+            print(json.dumps({"alpha": args.alpha, "max_new_failures": args.max_new_failures,
+                              "providers": [asdict(r) for r in results], **summary.entries_json(history)},
+                             ensure_ascii=False, indent=2))
+        else:
+            print("\n".join(check.check_lines(results, alpha=args.alpha, max_new_failures=args.max_new_failures)))
+        return 1 if any(r.regression for r in results) else 0
+    if args.json:
+        print(json.dumps(summary.summary_json(history), ensure_ascii=False, indent=2))
+    elif not args.html:
+        print("\n".join(summary.summary_lines(history, last=args.last)))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every verb; each sub-parser's ``handler`` runs it."""
     parser = argparse.ArgumentParser(prog="lexbench", description="lexbench: a benchmark for Web Fetch providers")
@@ -468,6 +519,27 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--output", default=None, help="with --merge: a new directory for the merged run")
     add_approval_options(p)
     p.set_defaults(handler=_report)
+
+    p = verbs.add_parser("history", help="every run directory under RUNS_DIR read in place: trends per provider, SQL "
+                         "views, a paired regression check of the last two comparable runs (SPEC §6)")
+    p.add_argument("runs_dirs", nargs="*", metavar="RUNS_DIR", help="folders of run directories, or run directories "
+                   "(default: runs)")
+    p.add_argument("--sql", default=None, metavar="QUERY", help="run a query over the views runs, items, components, "
+                   "attempts (README \"Run history\") and print its rows")
+    p.add_argument("--json", action="store_true", help="machine output: the summary, the check or the query as JSON")
+    p.add_argument("--check", action="store_true", help="pair each provider's latest run with its previous comparable "
+                   "one case by case; exit 1 on a significant regression")
+    p.add_argument("--alpha", type=_alpha, default=0.05, help="--check: significance level of the exact McNemar test "
+                   "(default 0.05)")
+    p.add_argument("--max-new-failures", type=_count, default=None, metavar="N", help="--check: exit 1 as well when a "
+                   "provider has more than N new pass → fail cases")
+    p.add_argument("--html", default=None, metavar="OUT.html", help="write the trend page (pass rate and p50 latency "
+                   "per provider over the runs)")
+    p.add_argument("--last", type=_count, default=10, metavar="N", help="runs shown per provider in the summary "
+                   "(default 10; 0: every run)")
+    p.add_argument("--no-cache", action="store_true", help="read every run's rows again instead of the figures kept "
+                   "for unchanged runs ($LEXBENCH_HISTORY_CACHE, default ~/.cache/lexbench/history.duckdb)")
+    p.set_defaults(handler=_history)
 
     p = verbs.add_parser("audit-projection", help="per item, the reference fragments an answer holds but its projection "
                          "lost, each with the rule that removed it (SPEC §3.2); exit 1 when any loss is unexplained")

@@ -18,6 +18,10 @@ settings.register_profile("lexbench", max_examples=50, deadline=None)
 settings.register_profile("lexbench-thorough", max_examples=2000, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "lexbench"))
 
+# The harness's runs never touch the user's history cache (~/.cache/lexbench): empty means none, for this
+# process and the pytest sessions it starts; tests/test_history.py gives each test its own.
+os.environ["LEXBENCH_HISTORY_CACHE"] = ""
+
 BENCH_INI = "[pytest]\nlexbench = true\naddopts = -p no:cacheprovider\n"
 """A user's project with the benchmark switched on (the plugin loads from its entry point)."""
 

@@ -159,3 +159,42 @@ def test_the_example_checks_catch_a_renamed_option(pytest_options):
     merge = build_parser().parse_args(["report", "--merge", "runs/shard-*", "--output", "runs/merged"])
     with pytest.raises(AssertionError):
         check_merge_covers(merge, ["elsewhere/shard-1"])
+
+
+@pytest.mark.slow  # runs the workflow's shell steps: two nights of pytest on the demo suite, then lexbench history
+def test_the_nightly_job_keeps_runs_and_checks_the_last_two_nights(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    workflow = yaml.safe_load((EXAMPLES / "github-actions-nightly.yml").read_text())
+    steps = workflow["jobs"]["nightly"]["steps"]
+    kept = {step["with"]["path"] for step in steps if uses(step, "actions/cache/restore") or uses(step, "actions/cache/save")}
+    assert kept == {"runs"}  # restored before the run, saved after it: the history is runs/ itself
+    scripts = [step["run"] for step in steps if "run" in step and "pip install" not in step["run"]]
+    bin_dir = str(Path(sys.executable).parent)  # the venv's pytest and lexbench, as `pip install .` puts them on PATH
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTEST_ADDOPTS", "CI")} | {"PATH": f"{bin_dir}:{os.environ['PATH']}"}
+    outputs = []
+    for night in (1, 2):  # two scheduled runs: the cache carries runs/ from the first to the second
+        contexts = {"github.run_number": str(night), "github.run_id": str(1000 + night)}
+
+        def evaluate(text: str) -> str:
+            def context(match: re.Match) -> str:
+                assert match[1] in contexts, f"unknown expression ${{{{ {match[1]} }}}}"
+                return contexts[match[1]]
+            return _EXPRESSION.sub(context, str(text))
+
+        for script in scripts:
+            done = subprocess.run(["bash", "-e", "-c", evaluate(script)], cwd=tmp_path, env=env, capture_output=True,
+                                  text=True, timeout=1800)
+            assert done.returncode == 0, (script, done.stdout[-3000:], done.stderr[-3000:])
+            outputs.append(done.stdout)
+        [upload] = [step["with"] for step in steps if uses(step, "actions/upload-artifact")]
+        for path in evaluate(upload["path"]).split():
+            assert (tmp_path / path).exists(), path
+        assert (tmp_path / "runs" / f"nightly-{night}" / "report.html").is_file()
+    check = outputs[-1].splitlines()
+    assert any(" vs nightly-1: " in line and "0 pass → fail" in line for line in check), check
+    assert check[-1].startswith("history --check: no regression")
+    # The second night's report shows each provider's trend over both nights.
+    assert '<h2 id="trends">Trends</h2>' in (tmp_path / "runs" / "nightly-2" / "report.html").read_text(encoding="utf-8")

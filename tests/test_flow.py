@@ -18,8 +18,11 @@ is the package's ``__init__`` only):
   5   run               ``lexbench.run`` (the run record: session, rows, record, shards, certification,
                         run directory, statistics, checkout state)
   6   report            ``lexbench.report`` (the figures, Markdown/JSON/terminal, HTML, memory)
-  7   evals             ``lexbench.evals``
-  8   entry points      ``cli``, ``plugin``
+  7   history           ``lexbench.history`` (every run directory read in place with DuckDB: trends, SQL
+                        views, the paired regression check, the trend panel); it reads run records and
+                        reuses the report's figures, so it comes after both
+  8   evals             ``lexbench.evals``
+  9   entry points      ``cli``, ``plugin``
 ====  ================  ==========================================================================
 
 Every import counts, at module level or inside a function; imports under ``if TYPE_CHECKING:`` count
@@ -51,6 +54,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
                    "lexbench.dataset.built_site")),
     ("run", ("lexbench.run",)),
     ("report", ("lexbench.report",)),
+    ("history", ("lexbench.history",)),
     ("evals", ("lexbench.evals",)),
     ("entry points", ("lexbench.cli", "lexbench.plugin")),
 )

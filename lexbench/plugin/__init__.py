@@ -6,8 +6,9 @@ call (:mod:`lexbench.providers`), scoring (:mod:`lexbench.scoring`) and the run 
 
 Activation: the plugin loads in every project where lexbench is installed (the ``pytest11`` entry
 point) and stays idle — no item, no run directory, no output — unless the benchmark is switched on:
-``--lexbench``, ``lexbench = true`` in the ini file, or, in lexbench's own checkout, collecting its
-``cases/`` directory (pyproject ``testpaths``: ``pytest --suite=demo`` from the checkout's root).
+``--lexbench`` or ``lexbench = true`` in the ini file. In lexbench's own checkout, its root
+``conftest.py`` sets ``--lexbench`` when the session collects ``cases/`` (pyproject ``testpaths``:
+``pytest --suite=demo`` from the checkout's root).
 
 Collection: the session gets one more child beside what its arguments collect, a
 :class:`SuiteCollector` named ``lexbench`` holding the ``--suite``'s items named ``<case-id>[<provider>]``

@@ -9,7 +9,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from lexbench.dataset.case import Case
-from lexbench.dataset.suite import CASES_ROOT, Suite, load_suite
+from lexbench.dataset.suite import Suite, load_suite
 from lexbench.errors import LexbenchError, RulesError
 from lexbench.plugin.options import OPTIONS, option_value
 from lexbench.providers import PROVIDER_TYPES, Provider, ProviderConfig, ProviderSpec, RuntimePolicy, build_provider, default_config, load_config
@@ -171,20 +171,12 @@ ACTIVATION_HINT = "pass --lexbench (or set `lexbench = true` in the ini file)"
 
 
 def benchmark_requested(config: pytest.Config) -> bool:
-    """Whether this session runs the benchmark (opens a run), the one activation predicate: ``--lexbench``,
-    ``lexbench = true`` in the ini file, or a collection argument inside lexbench's own ``cases/``
-    directory (a checkout's ``pytest --suite=demo`` from its root, where pyproject ``testpaths`` is
-    ``cases``). A ``cases/`` directory of another project never switches it on. The built-in items and a
-    user's tests on the ``lexbench_case`` fixture are recorded only then."""
-    if config.getoption("lexbench") or config.getini("lexbench"):
-        return True
-    cases_dir = CASES_ROOT.resolve()
-    for arg in config.args:
-        path = Path(arg.split("::", 1)[0])
-        path = (path if path.is_absolute() else config.invocation_params.dir / path).resolve()
-        if path == cases_dir or cases_dir in path.parents:
-            return True
-    return False
+    """Whether this session runs the benchmark (opens a run), the one activation predicate: ``--lexbench``
+    or ``lexbench = true`` in the ini file. In lexbench's own checkout, collecting its ``cases/`` directory
+    sets ``--lexbench`` too (the checkout's root ``conftest.py``: ``pytest --suite=demo`` from its root, where
+    pyproject ``testpaths`` is ``cases``); a ``cases/`` directory of another project never switches it on.
+    The built-in items and a user's tests on the ``lexbench_case`` fixture are recorded only then."""
+    return bool(config.getoption("lexbench") or config.getini("lexbench"))
 
 
 IDLE_ALLOWED = frozenset({"fetch_timeout", "retries", "no_cpu_pinning"})

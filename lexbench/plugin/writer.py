@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
 import pytest
 from _pytest.junitxml import xml_key  # the session's JUnit XML writer, as record_testsuite_property finds it
 
@@ -9,13 +12,20 @@ from lexbench.errors import RunError
 from lexbench.plugin.fixtures import case_of_test, provider_of_test
 from lexbench.plugin.items import CaseItem
 from lexbench.plugin.state import BenchState
-from lexbench.run.record import item_id
+from lexbench.history.trend import report_panel
+from lexbench.run.record import RunRow, item_id
 from lexbench.report.render import render_terminal, write_reports
 from lexbench.text import counted
 
 
 SELECTED_OUTPUT = "lexbench_selected"
 """The key of a worker's ``workeroutput`` that carries :func:`run_item_names` of its selected items."""
+
+
+def reports_with_trends(run_dir: Path, rows: list[RunRow], manifest: dict[str, Any]) -> list[Path]:
+    """:func:`~lexbench.report.render.write_reports` with the trend panel of the earlier runs beside
+    ``run_dir`` (:func:`~lexbench.history.trend.report_panel`; none beside it: the plain report)."""
+    return write_reports(run_dir, rows, manifest, trend_panel=report_panel(run_dir))
 
 
 def run_item_names(items: list[pytest.Item]) -> list[str]:
@@ -132,7 +142,7 @@ class RunWriter:
             if hint:
                 terminalreporter.write_line(hint)
             return
-        for line in self.state.session.finish(write_reports, render_terminal, self.selected):
+        for line in self.state.session.finish(reports_with_trends, render_terminal, self.selected):
             if line.section:
                 terminalreporter.section(line.text)
             elif line.red:

@@ -67,6 +67,10 @@ dl.flags dt{margin-top:8px}dl.flags dd{margin:2px 0 0 20px}
 """.replace("FONTS", FONT_STACK)
 
 
+CSS = _CSS
+"""The report's stylesheet, shared by the history's trend page (:mod:`lexbench.history.trend`)."""
+
+
 def _svg(width: int, height: int, label: str, body: list[str]) -> str:
     return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" '
             f'role="img" aria-label="{escape(label)}">' + "".join(body) + "</svg>")
@@ -256,8 +260,10 @@ def render_html(rows: Sequence[RunRow], manifest: dict[str, Any]) -> str:
     return html_from_model(build_model(rows, manifest))
 
 
-def html_from_model(model: ReportModel) -> str:
-    """:func:`render_html` of a prebuilt :class:`lexbench.report.model.ReportModel`."""
+def html_from_model(model: ReportModel, trend_panel: str | None = None) -> str:
+    """:func:`render_html` of a prebuilt :class:`lexbench.report.model.ReportModel`. ``trend_panel``: the
+    history's trend section (:func:`lexbench.history.trend.report_panel`), placed after the leaderboards;
+    ``None`` (no history beside the run) leaves the page as it was."""
     report, rows = model.data, model.rows
     suite_id = report["run"]["suite"].get("id") or "?"
     parts = ["<!doctype html>", '<html lang="en"><head><meta charset="utf-8">',
@@ -299,6 +305,8 @@ def html_from_model(model: ReportModel) -> str:
                          "leaves out: trafilatura-eval's <code>without</code> snippets; a diagnostic, not part of the "
                          "verdict): " + "; ".join(f"{escape(p['provider'])} {boilerplate_text(p['boilerplate_probes'])}"
                                                   for p in probed) + ".</p>")
+    if trend_panel is not None:
+        parts.append(trend_panel)
 
     if report["comparisons"]:
         parts.append('<h2 id="comparisons">Pairwise comparisons</h2>')

@@ -214,15 +214,18 @@ def import_report(manifest: dict[str, Any]) -> dict[str, Any] | None:
 
 
 
-def write_reports(run_dir: Path, rows: Sequence[RunRow], manifest: dict[str, Any]) -> list[Path]:
+def write_reports(run_dir: Path, rows: Sequence[RunRow], manifest: dict[str, Any], *,
+                  trend_panel: str | None = None) -> list[Path]:
     """Write ``report.md``, ``report.html`` and ``report.json`` into ``run_dir``; return their paths.
 
-    The bytes depend only on ``rows`` (in any order), the run-wide facts of ``manifest`` and, for a
-    suite imported from a corpus, its :func:`import_report`. The report is built once
-    (:func:`build_model`) and rendered three times.
+    The bytes depend only on ``rows`` (in any order), the run-wide facts of ``manifest``, for a
+    suite imported from a corpus its :func:`import_report`, and ``trend_panel``: the history's section
+    of ``report.html`` when earlier runs lie beside this one (:func:`lexbench.history.trend.report_panel`,
+    handed in by the caller because history comes after the report in the flow). The report is built
+    once (:func:`build_model`) and rendered three times.
     """
     model = build_model(rows, manifest, import_report(manifest))
-    contents = {"report.md": markdown_from_model(model), "report.html": html_from_model(model),
+    contents = {"report.md": markdown_from_model(model), "report.html": html_from_model(model, trend_panel),
                 "report.json": json_from_model(model)}
     paths = []
     for name in REPORT_FILES:

@@ -1,6 +1,8 @@
 """``lexbench.assert_passes`` and the case a user's test receives, without a pytest session (issue 20)."""
 
 import html
+import subprocess
+import sys
 
 import pytest
 
@@ -35,10 +37,29 @@ def as_html(case):
 
 def test_the_package_exports_assert_passes_and_an_explicit_all():
     assert lexbench.assert_passes is lexbench.run.fetcher.assert_passes
+    from lexbench.scoring.evaluate import evaluate_response
+
+    assert lexbench.evaluate_response is evaluate_response
+    assert lexbench.load_suite is load_suite
+    assert {"assert_passes", "evaluate_response", "load_suite"} <= set(lexbench.__all__)
     assert set(lexbench.__all__) <= set(dir(lexbench))
     assert all(getattr(lexbench, name) is not None for name in lexbench.__all__)
     with pytest.raises(AttributeError, match="no attribute 'nope'"):
         lexbench.nope  # noqa: B018
+
+
+@pytest.mark.slow  # starts a Python process (a clean sys.modules)
+def test_a_script_scores_an_answer_through_the_exported_names_without_pytest_or_httpx():
+    # The README's "Scripting a suite": the public names load the suite and score, and importing them pulls in
+    # neither the providers' HTTP client nor pytest.
+    code = ("import sys, lexbench\n"
+            "suite = lexbench.load_suite('demo')\n"
+            "case = suite.cases[0]\n"
+            "v = lexbench.evaluate_response(case, lexbench.ProviderResult(success=True, content=''))\n"
+            "print(v.outcome.value, 'httpx' in sys.modules, 'pytest' in sys.modules)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["fail", "False", "False"]
 
 
 @pytest.mark.parametrize(("render", "sniffed"), [(lambda c: "\n".join(reviewed_lines(c)), "text"),
