@@ -12,7 +12,8 @@ is the package's ``__init__`` only):
   2   replay/providers  ``replay``, ``lexbench.providers``, ``lexbench.workers`` (standalone worker scripts)
   3   scoring           ``lexbench.scoring``
   4   importers         ``dataset.importers``, ``dataset.evidence``, ``dataset.selection``,
-                        ``dataset.built_site`` (a suite built from source and recorded): build
+                        ``dataset.built_site`` (a suite built from source and recorded) and its
+                        ``dataset.archive_commands`` (the record-archive verb): build
                         datasets from corpora; two formats check a capture against its contract with
                         the scorer, so they come after it
   5   run               ``lexbench.run`` (the run record: session, rows, record, shards, certification,
@@ -51,7 +52,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("replay/providers", ("lexbench.replay", "lexbench.providers", "lexbench.workers")),
     ("scoring", ("lexbench.scoring",)),
     ("importers", ("lexbench.dataset.importers", "lexbench.dataset.evidence", "lexbench.dataset.selection",
-                   "lexbench.dataset.built_site")),
+                   "lexbench.dataset.built_site", "lexbench.dataset.archive_commands")),
     ("run", ("lexbench.run",)),
     ("report", ("lexbench.report",)),
     ("history", ("lexbench.history",)),

@@ -16,7 +16,7 @@ date every archive carries (``WARC-Date``); ``cases`` may name a case's page dir
 page (:func:`lexbench.dataset.recorder.record_page`, honouring its DOM completion) into the capture path its
 rule names, checks the archive's sha256 against the rule's binding, copies the committed reference bodies,
 compiles the dataset and publishes the input directory by one rename, as ``fetch-evidence`` does for the
-articles suite. ``evidence/rendered/<case id>.html`` keeps each rendered DOM for review (not bound).
+articles suite (the same marker: ``into`` must be absent, empty or a previous fetch of the suite). ``evidence/rendered/<case id>.html`` keeps each rendered DOM for review (not bound).
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ import hashlib
 import os
 import shutil
 import subprocess
+import tempfile
 import time
 from datetime import date
 from pathlib import Path
@@ -32,7 +33,7 @@ from typing import Any
 
 from lexbench.dataset.bindings import DATASET_NAME, SOURCE_INPUTS_NAME
 from lexbench.dataset.compile import compile_articles, dump_json, load_rules, sha256_bytes, write_new
-from lexbench.dataset.evidence import Fetched, _publish_dir
+from lexbench.dataset.evidence import Fetched, _publish_dir, _write_marker, previous_evidence
 from lexbench.dataset.recorder import Recording, RecorderError, record_page
 from lexbench.errors import EvidenceError
 from lexbench.jsonfile import InvalidJson, read_json
@@ -162,10 +163,11 @@ def fetch_built_evidence(suite_root: Path, *, into: Path) -> Fetched:
     :class:`~lexbench.errors.RulesError` for rules that do not compile."""
     started = time.perf_counter()
     rules = load_rules(suite_root / "rules.json")
+    suite = suite_root.resolve().name
     into = into.resolve()
+    previous = previous_evidence(into, suite)  # refused before anything is built
     into.parent.mkdir(parents=True, exist_ok=True)
-    building = into.parent / f".{into.name}.building-{os.getpid()}"
-    shutil.rmtree(building, ignore_errors=True)
+    building = Path(tempfile.mkdtemp(dir=into.parent, prefix=f".{into.name}.building-"))
     try:
         recordings = record_suite(suite_root, building)
         evidence = building / "evidence"
@@ -195,9 +197,10 @@ def fetch_built_evidence(suite_root: Path, *, into: Path) -> Fetched:
                 raise EvidenceError(f"the evidence verifies but compiles to a dataset.json with sha256 {dataset_sha256}, "
                                     f"while {suite_root / SOURCE_INPUTS_NAME} pins {pinned}: rules.json changed after "
                                     "publication; publish the new revision (lexbench publish)")
-        _publish_dir(building, into)
+        _write_marker(building, suite)
+        kept = _publish_dir(building, into, previous)
     except BaseException:
-        shutil.rmtree(building, ignore_errors=True)
+        shutil.rmtree(building, ignore_errors=True)  # the temporary directory made above: lexbench's alone
         raise
     return Fetched(into=into, cases=len(rules.cases), dataset_sha256=dataset_sha256, files=len(rules.cases),
-                   origin="built from the suite's site and recorded", seconds=time.perf_counter() - started)
+                   origin="built from the suite's site and recorded", seconds=time.perf_counter() - started, kept=kept)
