@@ -53,7 +53,9 @@ langchain: $(STAMP)
 
 # Provider misses are results: pytest's exit 1 (some items failed) is a successful benchmark run.
 # SUITE=name runs that suite; by default articles when its evidence verifies or can be fetched from the
-# corpus mirror $(CORPUS), otherwise demo.
+# corpus mirror $(CORPUS), otherwise demo. A suite whose pages are built and recorded (SUITE=dynamic:
+# sources.json of kind built_site) gets its evidence first when it does not verify: npm ci, the build,
+# the recording in Chromium, every archive checked against its sha256.
 bench: $(STAMP)
 	@suite="$(SUITE)"; \
 	if [ -z "$$suite" ]; then \
@@ -64,6 +66,9 @@ bench: $(STAMP)
 	    suite=demo; \
 	    echo "make bench: running the demo suite; the real one, articles, needs its evidence: lexbench fetch-evidence --suite articles [--mirror DIR] (from a copy of the corpus, or from the upstream repositories), then make bench"; \
 	  fi; \
+	elif [ -f cases/$$suite/sources.json ] && grep -q '"kind": "built_site"' cases/$$suite/sources.json \
+	     && ! $(VENV)/bin/lexbench verify-inputs --suite $$suite --source .evidence/$$suite >/dev/null 2>&1; then \
+	  $(VENV)/bin/lexbench fetch-evidence --suite $$suite || exit 1; \
 	fi; \
 	$(PY) -m pytest -n $(WORKERS) --suite=$$suite $(if $(PROVIDERS),--providers=$(PROVIDERS)) -q --tb=no -rfs; \
 	  status=$$?; [ $$status -le 1 ] || { echo "lexbench: the harness failed (pytest exit $$status)"; exit $$status; }

@@ -1,4 +1,4 @@
-"""Golden snapshots of the committed suites' public bindings (SPEC §1, §4): demo, and articles (whose
+"""Golden snapshots of the committed suites' public bindings (SPEC §1, §4): demo, and articles and dynamic (whose
 dataset and evidence are external: its bindings are all that is committed).
 
 Each snapshot is the exact bytes of one committed binding file (the registry entry in the project's JSON
@@ -73,3 +73,23 @@ def test_articles_source_inputs(golden):
 
 def test_articles_registry_entry(golden):
     assert registry_entry_text("articles") == golden
+
+
+DYNAMIC = CASES / "dynamic"
+"""The dynamic suite (issue 28): pages built from its npm project and recorded as web archives (external)."""
+
+
+def test_dynamic_dataset_catalog(golden):
+    assert binding_text("dataset-catalog.json", DYNAMIC) == golden
+
+
+def test_dynamic_tasks(golden):
+    assert binding_text("tasks.json", DYNAMIC) == golden
+
+
+def test_dynamic_source_inputs(golden):
+    assert binding_text("source-inputs.json", DYNAMIC) == golden
+
+
+def test_dynamic_registry_entry(golden):
+    assert registry_entry_text("dynamic") == golden

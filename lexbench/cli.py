@@ -17,6 +17,7 @@ from pathlib import Path
 
 from lexbench.errors import LexbenchError, RulesError, RunError
 from lexbench.evals.commands import add_approval_options
+from lexbench.dataset.archive_commands import add_verbs as add_archive_verbs
 from lexbench.evals.commands import add_verbs as add_evals_verbs
 from lexbench.jsonfile import read_json
 from lexbench.text import counted
@@ -65,7 +66,7 @@ def _serve_replay(args: argparse.Namespace) -> int:
         print(f"lexbench serve-replay: error: {exc}", file=sys.stderr)
         return 2
     suite = load_suite(args.suite)
-    captures = {c.id: (suite.captures[c.id], c.capture.content_type) for c in suite.cases}
+    captures = suite.replay_pages()
     try:
         server = ReplayServer(captures, host=args.host, port=args.port, key=key).start()
     except OSError as exc:
@@ -266,6 +267,18 @@ def _fetch_evidence(args: argparse.Namespace) -> int:
 
     root = suite_root(args.suite)
     into = Path(args.into) if args.into else default_into(root.name)
+    from lexbench.dataset.built_site import BUILT_SITE, fetch_built_evidence, sources_kind
+
+    if sources_kind(root / "sources.json") == BUILT_SITE:
+        if args.mirror or args.upstream_base:
+            print("lexbench fetch-evidence: error: --mirror/--upstream-base do not apply: suite "
+                  f"{root.name} builds its pages from its own site and records them", file=sys.stderr)
+            return 2
+        fetched = fetch_built_evidence(root, into=into)
+        print(f"fetch-evidence {root.name}: {fetched.cases} pages built, recorded as web archives and checked against "
+              f"their sha256 in {fetched.seconds:.1f} s")
+        print(f"wrote {fetched.into}/dataset.json (sha256 {fetched.dataset_sha256}) and its evidence/")
+        return 0
     mirror = Path(args.mirror) if args.mirror else None
     if mirror is None and args.upstream_base is None:
         local = (repository_root() / "../shared/corpus").resolve()
@@ -533,6 +546,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "commits under this URL (default https://raw.githubusercontent.com)")
     p.add_argument("--into", default=None, help="the input directory to (re)build (default: .evidence/<suite>)")
     p.set_defaults(handler=_fetch_evidence)
+
+    add_archive_verbs(verbs)  # record-archive (issue 28)
 
     p = verbs.add_parser("publish", help="(re)generate a suite's public bindings: catalog, tasks, source inputs, registry entry")
     p.add_argument("--suite", required=True, help="suite name under cases/ or suite directory")

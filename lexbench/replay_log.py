@@ -52,7 +52,7 @@ MAX_LOG_BYTES = 128_000_000
 
 ENTRY_FIELDS: dict[str, type | tuple[type, ...]] = {
     "time": str, "prefix": str, "provider": str, "case": str, "method": str, "user_agent": (str, type(None)),
-    "status": int,
+    "status": int, "path": (str, type(None)),
 }
 """Every field of a served-fetch entry and its JSON type: what the server writes and the run accepts."""
 METHODS = ("GET", "HEAD")
@@ -128,8 +128,9 @@ def checked_entry(value: Any, *, prefix: str, providers: frozenset[str], cases: 
         raise ValueError("a case not in the suite")
     if value["method"] not in METHODS or not 100 <= value["status"] <= 599 or not _TIME.fullmatch(value["time"]):
         raise ValueError("a method, status or time no replay server writes")
-    agent = value["user_agent"]
-    return {**value, "user_agent": clean_text(agent) if agent is not None else None}
+    agent, path = value["user_agent"], value["path"]
+    return {**value, "user_agent": clean_text(agent) if agent is not None else None,
+            "path": clean_text(path) if path is not None else None}
 
 
 @dataclass
@@ -155,12 +156,12 @@ class ServedLog:
         return self._size
 
     def add(self, *, time: str, prefix: str, provider: str, case: str, method: str, user_agent: str | None,
-            status: int) -> bool:
+            status: int, path: str | None = None) -> bool:
         """Log one fetch served under ``prefix`` to ``provider`` (its token already checked); text fields
         are cleaned here. Returns whether it was kept (else it is counted as dropped)."""
         line = entry_line({"time": time, "prefix": prefix, "provider": provider, "case": clean_text(case),
                            "method": method, "user_agent": clean_text(user_agent) if user_agent is not None else None,
-                           "status": status})
+                           "status": status, "path": clean_text(path) if path is not None else None})
         with self._lock:
             run = self._runs.get(prefix)
             if run is None:

@@ -4,6 +4,8 @@ and its public bindings)."""
 from __future__ import annotations
 
 import json
+import re
+import shutil
 from datetime import date
 from pathlib import Path
 
@@ -97,3 +99,82 @@ ARTICLES = [
                     "The orchard had been abandoned for nearly two decades before the project began.",
                     "Grafting workshops will run every Saturday until the end of the season."]},
 ]
+
+
+# --- suites of web-archive captures (issue 28) -------------------------------------------------------
+
+PAGES = Path(__file__).parent / "fixtures" / "pages"
+"""Hand-written page directories (index.html and relative resources): test fixtures, not suite cases."""
+
+DYNAMIC_PAGES = [
+    {"page": "shell-article", "slug": "lanterns", "title": "Lanterns over the harbour", "needs_javascript": True,
+     "paragraphs": ["The harbour lights were rewired in the spring, one lantern at a time, by volunteers.",
+                    "By midsummer every lantern burned again, and the ferry crews stopped carrying torches."],
+     "dom_completion": {"selector": "p.para", "count": 2, "frame": None, "delay_ms": 0, "timeout_ms": 20000}},
+    {"page": "framed", "slug": "framed-notes", "title": "Framed notes", "needs_javascript": True,
+     "paragraphs": ["Tide tables arrive on Mondays, printed on blue paper, and are pinned beside the harbour office door.",
+                    "The lighthouse keeper answers every letter in ink, and she signs each reply with a small drawing "
+                    "of a gull."],
+     "dom_completion": {"selector": "li.note", "count": 2, "frame": "iframe#notes", "delay_ms": 0,
+                        "timeout_ms": 20000}},
+    {"page": "static", "slug": "plain-page", "title": "Plain page", "needs_javascript": False,
+     "paragraphs": ["Nothing on this page needs a script to appear: the text is in the HTML the server sends, and "
+                    "every reader sees it at once."], "dom_completion": None},
+]
+"""The fixture pages as cases: reference paragraphs are the text each page shows once rendered."""
+
+COPY_BUILD = ["python3", "-c", "import shutil, sys; shutil.copytree('.', sys.argv[1])", "{out}"]
+"""A built-site build that copies the page directories as they are (no npm project)."""
+
+
+def archive_case(case_id: str, page: dict, archive: bytes) -> dict:
+    """The rule of one fixture page recorded as ``archive`` (a ``fixed_article`` with one region per
+    paragraph, capped at five, and a dynamic retrieval unless the page needs no JavaScript)."""
+    paragraphs = page["paragraphs"]
+    reference = "\n".join(paragraphs)
+    reference_path = f"references/{case_id}.txt"
+    retrieval = ({"mode": "dynamic", "needs_javascript": page["needs_javascript"],
+                  "dom_completion": page["dom_completion"]} if page["needs_javascript"] else None)
+    return {
+        "id": case_id, "name": page["title"], "url": f"https://pages.example/{page['slug']}",
+        "category": "article", "track": "dynamic", "task_prompt": "Return the readable content of this page.",
+        "kind": "fixed_article", "delivery": "text", "lang": "en",
+        "capture": {"path": f"captures/{case_id}.warc.gz", "sha256": sha256_bytes(archive)},
+        "title": page["title"], "title_basis": "observed",
+        "body": {"contract_version": 4, "segmentation_version": 3,
+                 "reference": json.loads(bind_reference(reference, reference_path).model_dump_json()),
+                 "reference_scope": {"kind": "complete", "end": paragraphs[-1]},
+                 "regions": [{"label": f"p{i}", "first_line": i, "last_line": i}
+                             for i in range(1, len(paragraphs) + 1)]},
+        "stable_text_review_defaults": {"basis": "the page's heading", "observed": "2026-12-03"},
+        "stable_groups": [{"id": "heading", "region": "title", "phrases": [page["title"]], "location": "h1"}],
+        "page_identity": [re.escape(page["title"].split()[0])],
+        **({"retrieval": retrieval} if retrieval else {}),
+    }
+
+
+def write_built_suite(root: Path, pages: list[dict] = DYNAMIC_PAGES, *, suite_id: str = "tiny-dynamic") -> Path:
+    """A built-site suite under ``root`` (``sources.json`` of kind ``built_site`` copying :data:`PAGES`),
+    its rules binding each page's archive as recorded here (Chromium: slow tests only), its cohort and
+    reference bodies. ``lexbench fetch-evidence`` must then record the same bytes. Returns ``root``."""
+    from lexbench.dataset.case import DomCompletion
+    from lexbench.dataset.recorder import record_page
+
+    shutil.copytree(PAGES, root / "site")
+    sources = {"schema_version": 1, "kind": "built_site", "site": "site", "build": COPY_BUILD,
+               "recorded": "2026-12-03", "cases": {}}
+    cases = []
+    for index, page in enumerate(pages, start=1):
+        case_id = f"article-{index:03d}-en-{page['slug']}"
+        sources["cases"][case_id] = {"page": page["page"]}
+        completion = DomCompletion(**page["dom_completion"]) if page["dom_completion"] else None
+        archive = record_page(PAGES / page["page"], recorded=date(2026, 12, 3), completion=completion).archive
+        cases.append(archive_case(case_id, page, archive))
+        (root / "references").mkdir(parents=True, exist_ok=True)
+        (root / "references" / f"{case_id}.txt").write_text("\n".join(page["paragraphs"]), encoding="utf-8")
+    (root / "sources.json").write_bytes(dump_json(sources))
+    rules = {"suite": {"id": suite_id, "revision": 1, "name": "tiny dynamic test suite"}, "cases": cases}
+    (root / "rules.json").write_bytes(dump_json(rules))
+    cohort = initial_cohort(load_rules(root / "rules.json"), on=date(2026, 12, 3), summary="tiny dynamic test suite")
+    (root / "cohort.json").write_bytes(dump_json(cohort.model_dump(mode="json", exclude_none=True)))
+    return root

@@ -7,11 +7,14 @@ is the package's ``__init__`` only):
   0   leaves            ``lexbench`` ``errors`` ``jsonfile`` ``charsets`` ``answer`` ``verdict``
                         ``text`` (the text normal form the dataset and the scorer share)
                         ``resources`` (where the suites, workers and schemas are: checkout or wheel)
-  1   dataset           ``lexbench.dataset`` (cases, cohort, compile, bindings, checks, suite, ...)
+  1   dataset           ``lexbench.dataset`` (cases, cohort, compile, bindings, checks, suite, ``archive``
+                        (web-archive captures), ``recorder`` (records one into an archive), ...)
   2   replay/providers  ``replay`` (``replay_log``: its tokens and bounded log; ``replay_transport``),
                         ``lexbench.providers``, ``lexbench.workers`` (standalone worker scripts)
   3   scoring           ``lexbench.scoring``
-  4   importers         ``dataset.importers``, ``dataset.evidence``, ``dataset.selection``: build
+  4   importers         ``dataset.importers``, ``dataset.evidence``, ``dataset.selection``,
+                        ``dataset.built_site`` (a suite built from source and recorded) and its
+                        ``dataset.archive_commands`` (the record-archive verb): build
                         datasets from corpora; two formats check a capture against its contract with
                         the scorer, so they come after it
   5   run               ``lexbench.run`` (the run record: session, rows, record, shards, certification,
@@ -50,7 +53,8 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("replay/providers", ("lexbench.replay", "lexbench.replay_log", "lexbench.replay_transport", "lexbench.providers",
                           "lexbench.workers")),
     ("scoring", ("lexbench.scoring",)),
-    ("importers", ("lexbench.dataset.importers", "lexbench.dataset.evidence", "lexbench.dataset.selection")),
+    ("importers", ("lexbench.dataset.importers", "lexbench.dataset.evidence", "lexbench.dataset.selection",
+                   "lexbench.dataset.built_site", "lexbench.dataset.archive_commands")),
     ("run", ("lexbench.run",)),
     ("report", ("lexbench.report",)),
     ("history", ("lexbench.history",)),

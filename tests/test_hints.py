@@ -28,7 +28,8 @@ def test_a_provider_of_the_example_configuration_names_the_file_its_credential_a
     with pytest.raises(ConfigError) as refused:
         default_config().select("firecrawl")
     assert str(refused.value) == (
-        "unknown provider(s) firecrawl; configured: http-markdownify, trafilatura, readability, reference-echo. "
+        "unknown provider(s) firecrawl; configured: http-markdownify, trafilatura, readability, reference-echo, static-shell, "
+        "rendered-control. "
         "firecrawl is defined in providers/providers.example.json, not in the active configuration: pass "
         "--provider-config=providers/providers.example.json (or your copy of it) and set FIRECRAWL_API_KEY")
 
@@ -50,7 +51,7 @@ def test_an_unreadable_example_leaves_the_error_without_a_hint(tmp_path, content
         example.write_text(content)
     with pytest.raises(ConfigError) as refused:
         default_config().select("firecrawl", example=example)
-    assert str(refused.value).endswith("configured: http-markdownify, trafilatura, readability, reference-echo")
+    assert str(refused.value).endswith("configured: http-markdownify, trafilatura, readability, reference-echo, static-shell, rendered-control")
 
 
 def test_the_id_of_an_imported_suite_gets_the_import_command(tmp_path, monkeypatch):
@@ -141,7 +142,8 @@ def test_installed_the_provider_hint_reads_the_shipped_example_and_says_to_copy_
     with pytest.raises(ConfigError) as refused:
         default_config().select("firecrawl")
     assert str(refused.value) == (
-        "unknown provider(s) firecrawl; configured: http-markdownify, trafilatura, readability, reference-echo. "
+        "unknown provider(s) firecrawl; configured: http-markdownify, trafilatura, readability, reference-echo, static-shell, "
+        "rendered-control. "
         f"firecrawl is defined in the example configuration installed with lexbench, {example}, not in the active "
         "configuration: copy it into your project and pass --provider-config=FILE (your copy) and set "
         "FIRECRAWL_API_KEY")

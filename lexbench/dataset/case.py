@@ -124,10 +124,30 @@ class FileBinding(Model):
         return value
 
 
+ARCHIVE_SUFFIXES = (".warc", ".warc.gz")
+"""A capture whose path ends so is a web archive (WARC, ISO 28500) of every resource the page's first
+load requested (SPEC §7, :mod:`lexbench.dataset.archive`); any other capture is one saved HTML file."""
+
+
 class Capture(FileBinding):
-    """The saved page the replay server serves for this case (SPEC §7)."""
+    """The saved page the replay server serves for this case (SPEC §7): one HTML file served with
+    ``content_type``, or a web archive (path ending ``.warc`` / ``.warc.gz``) whose records carry their
+    own status, headers and content type (``content_type`` is then ignored: leave it at its default or
+    give the archive's own type, ``application/warc``)."""
 
     content_type: NonEmpty = "text/html; charset=utf-8"
+
+    @property
+    def is_archive(self) -> bool:
+        """Whether this capture is a web archive rather than one HTML file."""
+        return self.path.endswith(ARCHIVE_SUFFIXES)
+
+    @model_validator(mode="after")
+    def _archive_types_its_records(self) -> Capture:
+        if self.is_archive and self.content_type not in ("text/html; charset=utf-8", "application/warc"):
+            raise ValueError(f"capture {self.path!r} is a web archive: each record carries its own content type, "
+                             "so drop content_type")
+        return self
 
 
 class ReferenceBinding(FileBinding):
@@ -519,6 +539,52 @@ class Probes(Model):
     without: list[NonEmpty] = Field(default_factory=list)
 
 
+class RetrievalMode(StrEnum):
+    """How a case's page is retrieved (SPEC §2): ``static`` (its HTML holds the content) or ``dynamic``
+    (a browser builds it: scripts, XHR, frames)."""
+
+    STATIC = "static"
+    DYNAMIC = "dynamic"
+
+
+class DomCompletion(Model):
+    """When a dynamic page's DOM counts as complete (SPEC §2): native retrieval parameters that engines with
+    DOM completion receive (:func:`lexbench.providers.engines.case_completion`), never grading requirements.
+
+    ``selector`` must match at least ``count`` elements, inside the same-origin iframe that the CSS selector
+    ``frame`` matches when given (else the page itself); then ``delay_ms`` more milliseconds pass. The
+    condition may take ``timeout_ms`` milliseconds (> 0).
+    """
+
+    selector: Selector
+    count: int = Field(default=1, ge=1)
+    frame: Selector | None = None
+    delay_ms: int = Field(default=0, ge=0)
+    timeout_ms: int = Field(gt=0)
+
+    @field_validator("selector", "frame")
+    @classmethod
+    def _parses(cls, value: str | None) -> str | None:
+        return None if value is None else _check_selector(value)
+
+
+class Retrieval(Model):
+    """A case's retrieval (SPEC §2): its mode, whether its static shell fails its contracts
+    (``needs_javascript``: the static-shell control must fail it, :mod:`lexbench.evals.controls`) and its
+    DOM completion (``None``: the load event). A static case needs no JavaScript and declares no completion.
+    """
+
+    mode: RetrievalMode
+    needs_javascript: bool
+    dom_completion: DomCompletion | None
+
+    @model_validator(mode="after")
+    def _static_is_plain(self) -> Retrieval:
+        if self.mode is RetrievalMode.STATIC and (self.needs_javascript or self.dom_completion is not None):
+            raise ValueError("a static case needs no JavaScript and declares no dom_completion: make it dynamic")
+        return self
+
+
 class CaseRule(Model):
     """One case as authored in ``rules.json`` (SPEC §2, §4). Reference text lives in the evidence home."""
 
@@ -549,6 +615,8 @@ class CaseRule(Model):
     """Named-link floors and visible-control anchors (SPEC §2)."""
     probes: Probes | None = Field(default=None, exclude_if=lambda value: value is None)
     """Reviewed snippet probes of the source (trafilatura-eval): a diagnostic, not a contract."""
+    retrieval: Retrieval | None = Field(default=None, exclude_if=lambda value: value is None)
+    """Retrieval mode and DOM completion (SPEC §2); absent = static, no completion."""
 
     @field_validator("delivery")
     @classmethod
@@ -591,6 +659,16 @@ class CaseRule(Model):
         if self.comments is not None and self.kind is not CaseKind.FIXED_ARTICLE:
             raise ValueError(f"a comments contract belongs to fixed_article cases, not {self.kind.value}")
         return self
+
+    @property
+    def dom_completion(self) -> DomCompletion | None:
+        """The case's DOM completion, ``None`` for a static case or one completed by the load event."""
+        return self.retrieval.dom_completion if self.retrieval is not None else None
+
+    @property
+    def needs_javascript(self) -> bool:
+        """Whether the case's static shell fails its contracts (SPEC §2); ``False`` when not declared."""
+        return self.retrieval is not None and self.retrieval.needs_javascript
 
     def resolved_stable_groups(self) -> list[StableGroup]:
         """Stable groups with basis/observed filled from the case defaults (explicit values win)."""

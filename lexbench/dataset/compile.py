@@ -14,6 +14,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from lexbench.dataset.archive import read_archive
 from lexbench.dataset.case import MIN_ENDING_FRAGMENTS, Case, CaseRule, Dataset, ReferenceBinding, ReviewStatus, Rules
 from lexbench.dataset.cohort import Cohort, check_inventory, load_cohort
 from lexbench.errors import EvidenceError, RulesError
@@ -90,12 +91,14 @@ def read_evidence(evidence_home: Path, rel_path: str, sha256: str, *, case_id: s
 def compile_case(rule: CaseRule, evidence_home: Path, *, reviewed: bool = False) -> Case:
     """Verify one rule against the evidence home and return the compiled :class:`Case`.
 
-    Checks the capture's and the reference's sha256, the reference's UTF-8 decoding, character count,
+    Checks the capture's and the reference's sha256 (and a web archive's per-record digests), the reference's UTF-8 decoding, character count,
     opening, ending and region line ranges; a ``reviewed`` suite's ending must also yield at least
     :data:`~lexbench.dataset.case.MIN_ENDING_FRAGMENTS` fragments. Raises :class:`EvidenceError` or
     :class:`RulesError`.
     """
-    read_evidence(evidence_home, rule.capture.path, rule.capture.sha256, case_id=rule.id)
+    capture = read_evidence(evidence_home, rule.capture.path, rule.capture.sha256, case_id=rule.id)
+    if rule.capture.is_archive:
+        read_archive(capture, source=f"case {rule.id}: capture {evidence_home / rule.capture.path}")
     reference_text = None
     if rule.body is not None:
         binding = rule.body.reference

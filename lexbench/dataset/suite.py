@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from lexbench.dataset.archive import Archive, read_archive
 from lexbench.dataset.bindings import DATASET_NAME, REGISTRY_NAME, SOURCE_INPUTS_NAME, TASKS_NAME, Bindings, replace_file, write_bindings
 from lexbench.dataset.case import Case, Dataset
 from lexbench.dataset.checks import check_authoring, validate_suite
@@ -75,6 +76,31 @@ class Suite:
     captures: dict[str, bytes] = field(repr=False)
     dataset_sha256: str
     """sha256 of the ``dataset.json`` bytes this suite was loaded (and validated) from."""
+    archives: dict[str, Archive] = field(default_factory=dict, repr=False)
+    """The read web-archive captures (SPEC §7) by case id; a case with one HTML capture has none."""
+
+    def replay_pages(self) -> dict[str, tuple[bytes, str] | Archive]:
+        """What the replay server serves per case id: ``(capture bytes, content type)`` for one HTML file,
+        the :class:`~lexbench.dataset.archive.Archive` for a web archive."""
+        return {c.id: self.archives.get(c.id) or (self.captures[c.id], c.capture.content_type) for c in self.cases}
+
+    def reviewed_html(self, case_id: str) -> tuple[bytes, str]:
+        """The HTML a case's record contracts were reviewed on: for a web archive, the rendered first load
+        its recording kept (``evidence/rendered/<case id>.html``, written by ``fetch-evidence`` beside the
+        hash-bound archive) when present; otherwise :meth:`page_html`."""
+        rendered = self.evidence_home / "rendered" / f"{case_id}.html"
+        if case_id in self.archives and rendered.is_file():
+            return rendered.read_bytes(), "text/html; charset=utf-8"
+        return self.page_html(case_id)
+
+    def page_html(self, case_id: str) -> tuple[bytes, str]:
+        """The page's own HTML as first served, with its content type: the capture, or an archive's page
+        record (its static shell, before any script ran)."""
+        if case_id in self.archives:
+            page = self.archives[case_id].page
+            return page.body, page.content_type
+        case = next(c for c in self.cases if c.id == case_id)
+        return self.captures[case_id], case.capture.content_type
 
     @property
     def id(self) -> str:
@@ -181,12 +207,15 @@ def load_suite(name_or_path: str, cases_root: Path = CASES_ROOT, *, validated_sh
         case.id: read_evidence(evidence_home, case.capture.path, case.capture.sha256, case_id=case.id)
         for case in dataset.cases
     }
+    archives = {case.id: read_archive(captures[case.id], source=f"case {case.id}: capture {case.capture.path}")
+                for case in dataset.cases if case.capture.is_archive}
     for case in dataset.cases:
         # The reference body is scored from dataset.json (bound by the same sha256); its evidence file
         # must still agree, or the suite's evidence home is not the one the cases were compiled from.
         if case.body is not None:
             read_evidence(evidence_home, case.body.reference.path, case.body.reference.sha256, case_id=case.id)
-    return Suite(dataset=dataset, root=root, evidence_home=evidence_home, captures=captures, dataset_sha256=sha256)
+    return Suite(dataset=dataset, root=root, evidence_home=evidence_home, captures=captures, dataset_sha256=sha256,
+                 archives=archives)
 
 
 def build_suite(root: Path, *, overwrite: bool = False, registry: Path | None = None) -> Path:

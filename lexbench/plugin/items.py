@@ -65,6 +65,7 @@ class CaseItem(pytest.Item):
         self.provider_name = provider_name
         self.row_json: str | None = None
         self.junit_properties: list[tuple[str, str]] = []  # the item's figures, for the JUnit XML (RunWriter)
+        self.unrecorded_requests: list[str] | None = None  # archive cases: what the provider asked for beyond the archive
         state = self.config.stash[STATE]
         self.output_contract = state.specs[provider_name].output_contract
         if self.output_contract == "control":
@@ -120,7 +121,11 @@ class CaseItem(pytest.Item):
             provider = state.get_provider(self.provider_name)
         except OSError as exc:
             return ProviderResult.failure(ErrorType.INFRASTRUCTURE, f"the replay server could not start: {exc}"), None
+        replay = state.replay if provider_type.needs_network and not state.live else None
+        mark = len(replay.unrecorded) if replay is not None else 0
         result, call = call_and_assess(provider, self.case, url, state.policy)
+        if replay is not None and replay.is_archive(self.case.id):
+            self.unrecorded_requests = replay.unrecorded_for(self.case.id, mark)
         down = state.replay_down(probe=True) if provider_type.needs_network and not result.success else None
         if down:  # the call failed because the page could not be served: not the provider's failure
             return result.model_copy(update={  # its error type changes: the scorer assesses it again
@@ -132,7 +137,7 @@ class CaseItem(pytest.Item):
         """Write the item's row and saved response (the answer is redacted there) with the redacted ``verdict``."""
         state = self.config.stash[STATE]
         row = scored_row(state.run_dir, state.row_context(self.provider_name, self.suite.id), self.case,
-                         answer, verdict, redactor)
+                         answer, verdict, redactor, unrecorded_requests=self.unrecorded_requests)
         self.row_json = row.model_dump_json()
         self.junit_properties = [(f"lexbench/{row.item_id}/{name}", value)
                                  for name, value in junit_properties(verdict, answer.latency_s, len(answer.content))]

@@ -105,9 +105,13 @@ class BenchState:
                 self.spec(name), guard=NetworkGuard.allowing(*exempt), policy=self.policy,
                 debug_dir=self.run_dir / "debug" if self.run_dir else None)
             bind = getattr(provider, "bind_captures", None)
-            if bind is not None:  # the control answers record contracts with the verified capture
+            if bind is not None:  # the control answers record contracts with the page they were reviewed on
                 suite = self.get_suite()
-                bind({c.id: (suite.captures[c.id], c.capture.content_type) for c in suite.cases})
+                bind({c.id: suite.reviewed_html(c.id) for c in suite.cases})
+            bind = getattr(provider, "bind_shells", None)
+            if bind is not None:  # the static-shell control answers with the page as first served
+                suite = self.get_suite()
+                bind({c.id: suite.page_html(c.id) for c in suite.cases})
             self.providers[name] = provider  # only once bound: a failed bind is retried by the next item
         return self.providers[name]
 
@@ -129,9 +133,7 @@ class BenchState:
     def _replay(self) -> ReplayServer:
         if self.replay is None:
             suite = self.get_suite()
-            self.replay = ReplayServer(
-                {c.id: (suite.captures[c.id], c.capture.content_type) for c in suite.cases}
-            ).start()
+            self.replay = ReplayServer(suite.replay_pages()).start()
         return self.replay
 
     @property
@@ -151,7 +153,8 @@ class BenchState:
         """The frozen page's URL under ``--replay-public-url`` for a hosted ``provider``, else ``None``."""
         if not self.public_target_url_handed(provider):
             return None
-        return public_url_for(self.public_replay, self.replay_prefix, provider, self.replay_tokens[provider], case.id)
+        return public_url_for(self.public_replay, self.replay_prefix, provider, self.replay_tokens[provider], case.id,
+                              archive=case.capture.is_archive)
 
     def public_target_url_handed(self, provider: str) -> bool:
         """Whether ``provider`` is handed frozen pages under ``--replay-public-url`` (a hosted service

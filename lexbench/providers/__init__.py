@@ -143,6 +143,8 @@ PROVIDER_TYPES = ProviderRegistry({
     "trafilatura": "lexbench.providers.local:Trafilatura",
     "readability": "lexbench.providers.local:Readability",
     "reference-echo": "lexbench.providers.local:ReferenceEcho",
+    "static-shell": "lexbench.providers.controls:StaticShell",
+    "rendered-control": "lexbench.providers.controls:RenderedControl",
     "headless-markdown": "lexbench.providers.headless:HeadlessMarkdown",
     "headless-html": "lexbench.providers.headless:HeadlessHtml",
     "readability-js": "lexbench.providers.thirdparty:ReadabilityJs",

@@ -115,10 +115,63 @@ _COUNT = "([selector, count]) => document.querySelectorAll(selector).length >= c
 _SCOPED = "(selector) => Array.from(document.querySelectorAll(selector), (e) => e.outerHTML).join('\\n')"
 
 
+_INLINE_FRAMES = """() => {
+  const inline = (doc) => {
+    for (const frame of Array.from(doc.querySelectorAll('iframe, frame'))) {
+      let inner = null;
+      try { inner = frame.contentDocument; } catch (e) { inner = null; }
+      if (!inner || !inner.body) continue;
+      inline(inner);
+      const div = doc.createElement('div');
+      div.setAttribute('data-lexbench-frame', frame.getAttribute('src') || '');
+      div.innerHTML = inner.body.innerHTML;
+      frame.replaceWith(div);
+    }
+  };
+  inline(document);
+}"""
+
+
+_INLINE_SHADOW_ROOTS = """() => {
+  // Each open shadow root's tree, its slots filled with what is assigned to them, becomes its host's light
+  // DOM: page.content() serialises light DOM only, and the shadow tree is what the page shows.
+  const flatten = (root) => {
+    for (const host of Array.from(root.querySelectorAll('*'))) {
+      if (!host.shadowRoot) continue;
+      flatten(host.shadowRoot);
+      const slots = Array.from(host.shadowRoot.querySelectorAll('slot'));
+      const filled = slots.map((slot) => {
+        const assigned = slot.assignedNodes({ flatten: true });
+        return (assigned.length ? assigned : Array.from(slot.childNodes)).map((n) => n.cloneNode(true));
+      });
+      const copy = document.createElement('div');
+      for (const node of host.shadowRoot.childNodes) copy.appendChild(node.cloneNode(true));
+      Array.from(copy.querySelectorAll('slot')).forEach((slot, i) => slot.replaceWith(...(filled[i] || [])));
+      host.replaceChildren(...copy.childNodes);
+    }
+  };
+  flatten(document);
+}"""
+
+
+async def _frame_by_selector(page: Any, selector: str, limit_ms: float, timeout_error: type[Exception]) -> Any:
+    """The frame of the first iframe element matching CSS ``selector`` in the page, once it is there
+    (within ``limit_ms``), else ``None``."""
+    try:
+        element = await page.wait_for_selector(selector, state="attached", timeout=limit_ms)
+    except timeout_error:
+        return None
+    return await element.content_frame() if element is not None else None
+
+
 async def render(playwright: Any, ws_url: str, url: str, completion: Completion, *, text_scope: int,
-                 deadline_s: float, javascript: bool = True) -> Rendered:
+                 deadline_s: float, javascript: bool = True, inline_frames: bool = False,
+                 inline_shadow_roots: bool = False) -> Rendered:
     """Visit ``url`` in the browser at ``ws_url`` and apply ``completion`` (steps as :func:`cdp_steps`).
-    ``javascript=False`` visits in a fresh context whose scripts do not run.
+    ``javascript=False`` visits in a fresh context whose scripts do not run; ``inline_frames`` replaces
+    each same-origin iframe by its document's body before the page's HTML is taken (a frame's text is
+    part of what the page shows, and ``page.content()`` holds only the ``<iframe>`` element);
+    ``inline_shadow_roots`` likewise makes each open shadow root's tree (slots filled) its host's content.
 
     Raises :class:`FetchError` for navigation failures (``net::ERR_*`` classes, ``timeout``). An unmet
     completion condition is reported in the result (the content is kept), not raised.
@@ -169,11 +222,15 @@ async def render(playwright: Any, ws_url: str, url: str, completion: Completion,
         frame = page.main_frame
         if completion.frame is not None:
             frame = next((f for f in page.frames if completion.frame == f.name or completion.frame in f.url), None)
+        elif completion.frame_selector is not None:
+            frame = await _frame_by_selector(page, completion.frame_selector,
+                                             min(completion.timeout_ms or left_ms(), left_ms()), PlaywrightTimeout)
         if completion.selector is not None:
             limit = min(completion.timeout_ms or left_ms(), left_ms())
             if frame is None:
                 rendered.completion_met = False
-                rendered.completion_detail = f"no frame's name or URL matches {completion.frame!r}"
+                rendered.completion_detail = (f"no frame's name or URL matches {completion.frame!r}" if completion.frame
+                                              else f"no same-origin iframe matches {completion.frame_selector!r}")
             else:
                 try:
                     await frame.wait_for_function(_COUNT, arg=[completion.selector, completion.min_count], timeout=limit)
@@ -188,6 +245,10 @@ async def render(playwright: Any, ws_url: str, url: str, completion: Completion,
         if text_scope == 2:
             rendered.html = await frame.evaluate(_SCOPED, completion.selector) if frame is not None else ""
         else:
+            if inline_shadow_roots:
+                await page.evaluate(_INLINE_SHADOW_ROOTS)
+            if inline_frames:
+                await page.evaluate(_INLINE_FRAMES)
             rendered.html = await page.content()
         return rendered
     finally:

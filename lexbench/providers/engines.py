@@ -31,7 +31,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PositiveInt, model_validator
 
-from lexbench.dataset.case import Delivery
+from lexbench.dataset.case import Delivery, DomCompletion
 from lexbench.errors import ConfigError
 
 Route = Literal["headless_markdown", "headless_html"]
@@ -54,7 +54,8 @@ class Completion(BaseModel):
     ``wait``: ``load`` (the load event), ``network_idle`` (no network activity for 500 ms) or
     ``virtual_time`` (run the page on virtual time for ``virtual_time_budget_ms``). ``selector``: a CSS
     selector that must match at least ``min_count`` elements, in the frame whose name or URL contains
-    ``frame`` when given. ``delay_ms``: extra milliseconds after the condition holds. ``timeout_ms``:
+    ``frame`` when given, or in the same-origin iframe the CSS selector ``frame_selector`` matches (a
+    case's ``dom_completion.frame``, :func:`case_completion`). ``delay_ms``: extra milliseconds after the condition holds. ``timeout_ms``:
     how long the condition may take (default: whatever is left of the call deadline); an unmet condition
     fails the call as ``timeout`` with the content kept. Raises ``ValueError`` on inconsistent fields.
     """
@@ -66,6 +67,7 @@ class Completion(BaseModel):
     selector: str | None = Field(default=None, min_length=1)
     min_count: PositiveInt = 1
     frame: str | None = Field(default=None, min_length=1)
+    frame_selector: str | None = Field(default=None, min_length=1)
     delay_ms: int = Field(default=0, ge=0)
     timeout_ms: PositiveInt | None = None
 
@@ -73,8 +75,10 @@ class Completion(BaseModel):
     def _consistent(self) -> Completion:
         if (self.wait == "virtual_time") != (self.virtual_time_budget_ms is not None):
             raise ValueError("virtual_time_budget_ms goes with wait 'virtual_time', and only with it")
-        if self.selector is None and (self.min_count != 1 or self.frame is not None):
+        if self.selector is None and (self.min_count != 1 or self.frame is not None or self.frame_selector is not None):
             raise ValueError("min_count and frame constrain a selector: give selector too")
+        if self.frame is not None and self.frame_selector is not None:
+            raise ValueError("give frame (a frame's name or URL) or frame_selector (an iframe's CSS selector), not both")
         return self
 
     def constraints(self) -> list[Constraint]:
@@ -84,7 +88,7 @@ class Completion(BaseModel):
             used.append("selector")
         if self.min_count != 1:
             used.append("count")
-        if self.frame is not None:
+        if self.frame is not None or self.frame_selector is not None:
             used.append("frame")
         if self.delay_ms:
             used.append("delay")
@@ -221,6 +225,27 @@ def engine(name: str) -> Engine:
         raise ConfigError(f"unknown engine {name!r}; known: {', '.join(sorted(ENGINES))}") from None
 
 
+def case_completion(configured: Completion, case: DomCompletion | None, eng: Engine) -> Completion:
+    """The completion one call applies: the provider's ``configured`` one, with a case's DOM completion
+    (SPEC §2: native retrieval parameters, never grading requirements) in place of its DOM constraints.
+
+    ``selector``/``count``/``frame`` (a CSS selector: ``frame_selector``)/``delay_ms``/``timeout_ms`` map onto
+    the same-named constraints. An engine without selector waits (``chromium-dump-dom``) receives none of
+    them: its native retrieval has no DOM completion, and a lone timeout would only cut a page short; nor
+    does an engine without frames (``jsdom``) for a completion inside an iframe, whose selector the page
+    itself never matches. Otherwise an engine gets the constraints it applies: the case's completion
+    helps it, never refuses the call. ``case`` ``None`` gives ``configured`` unchanged."""
+    if case is None or "selector" not in eng.constraint_args or (case.frame and "frame" not in eng.constraint_args):
+        return configured
+    update: dict[str, object] = {"selector": case.selector, "min_count": case.count, "frame": None,
+                                 "frame_selector": case.frame, "delay_ms": case.delay_ms, "timeout_ms": case.timeout_ms}
+    for constraint, fields in (("count", ("min_count",)), ("delay", ("delay_ms",)), ("timeout", ("timeout_ms",))):
+        if constraint not in eng.constraint_args:
+            for name in fields:
+                update[name] = Completion.model_fields[name].default
+    return Completion.model_validate({**configured.model_dump(), **update})
+
+
 def check_completion(eng: Engine, route: str, completion: Completion, *, text_scope: int = 1) -> None:
     """Refuse, before any call, what ``eng`` cannot do for ``route`` with ``completion``.
 
@@ -315,7 +340,8 @@ def cdp_steps(eng: Engine, completion: Completion, *, route: str, text_scope: in
     wait_until = {"load": "load", "network_idle": "networkidle"}[completion.wait]
     steps = ["connect_over_cdp(ws_url)", f"goto(url, wait_until={wait_until!r}, timeout={{deadline}})"]
     if completion.selector is not None:
-        where = f"frame matching {completion.frame!r}" if completion.frame else "main frame"
+        where = (f"frame matching {completion.frame!r}" if completion.frame else
+                 f"iframe {completion.frame_selector!r}" if completion.frame_selector else "main frame")
         steps.append(f"wait until count({completion.selector!r}) >= {completion.min_count} in {where}, "
                      f"timeout={timeout}")
     if completion.delay_ms:

@@ -48,7 +48,7 @@ from lexbench.providers.guard_proxy import (
     GuardProxy, guarded_call, proxy_failure, proxy_page_error, record_hook_refusals,
 )
 from lexbench.providers.engines import (
-    ENGINES, Completion, Engine, Route, check_completion, command_line, engine, parse_version, select_route,
+    ENGINES, Completion, Engine, Route, case_completion, check_completion, command_line, engine, parse_version, select_route,
     version_matches,
 )
 
@@ -74,7 +74,10 @@ class EngineOptions(BaseModel):
     ``completion``: :class:`~lexbench.providers.engines.Completion`; ``text_scope``: 1 (the whole
     document) or 2 (only the completion selector's matches); ``worker``: the Node worker script for
     Node engines (default: the checkout's); ``javascript``: whether the page's scripts run (CDP engines
-    only; ``false`` renders a capture as sources that saved pages with JavaScript off saw it)."""
+    only; ``false`` renders a capture as sources that saved pages with JavaScript off saw it);
+    ``inline_frames``: replace each same-origin iframe by its document's body before the HTML is taken
+    (CDP engines only; the rendered control uses it); ``inline_shadow_roots``: likewise each open shadow
+    root's tree, slots filled, becomes its host's content."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -86,6 +89,8 @@ class EngineOptions(BaseModel):
     text_scope: Literal[1, 2] = 1
     worker: str | None = None
     javascript: bool = True
+    inline_frames: bool = False
+    inline_shadow_roots: bool = False
 
 
 def parse_options(options: Mapping[str, Any], route: Route) -> tuple[EngineOptions, Engine]:
@@ -104,6 +109,9 @@ def parse_options(options: Mapping[str, Any], route: Route) -> tuple[EngineOptio
         check_completion(eng, route, parsed.completion, text_scope=parsed.text_scope)
         if not parsed.javascript and eng.driver != "cdp":
             raise ConfigError(f"javascript: false needs a CDP engine; {eng.name} does not drive one")
+        for name in ("inline_frames", "inline_shadow_roots"):
+            if getattr(parsed, name) and eng.driver != "cdp":
+                raise ConfigError(f"{name} needs a CDP engine; {eng.name} does not drive one")
     except ConfigError as exc:
         raise ValueError(str(exc)) from None
     return parsed, eng
@@ -114,8 +122,9 @@ def which(binary: str) -> str | None:
     return shutil.which(binary)
 
 
-def probe_version(eng: Engine, binary: str, expected: str, *, worker: str = "") -> str:
-    """Run the engine's version command and check it against ``expected`` (SPEC §5 preflight).
+def probe_version(eng: Engine, binary: str, expected: str | None, *, worker: str = "") -> str:
+    """Run the engine's version command and check it against ``expected`` (SPEC §5 preflight; ``None``
+    accepts any version: a control's).
 
     Returns the version found. Raises :class:`PreflightError` for a missing binary, a failing or
     unreadable version command, or another version.
@@ -134,7 +143,7 @@ def probe_version(eng: Engine, binary: str, expected: str, *, worker: str = "") 
         tail = output.strip().splitlines()[-1:] or ["no output"]
         raise PreflightError(f"{eng.name}: `{' '.join(argv)}` did not report a version (exit {run.returncode}: "
                              f"{tail[0][:200]}); {eng.install_hint}")
-    if not version_matches(expected, version):
+    if expected is not None and not version_matches(expected, version):
         raise PreflightError(f"{eng.name}: {path} is version {version} but the configuration expects "
                              f"{expected}; install that version or update expected_version")
     return version
@@ -238,22 +247,28 @@ class HeadlessProvider(Provider):
         and return the engine's deadline: ``timeout`` seconds less the reserve for killing it (at
         least half of ``timeout``)."""
         try:
-            select_route(self.route, self.config.completion, case.delivery, text_scope=text_scope)
+            select_route(self.route, self.completion(case), case.delivery, text_scope=text_scope)
         except ConfigError as exc:
             raise FetchError(ErrorType.UNSUPPORTED, f"{self.name}: {exc}") from None
         self.prepare()
         return Deadline.after(max(timeout - KILL_RESERVE_S, timeout / 2))
 
+    def completion(self, case: Case) -> Completion:
+        """The completion this provider applies to ``case``: its configured one with the case's DOM
+        completion as native parameters (:func:`~lexbench.providers.engines.case_completion`)."""
+        return case_completion(self.config.completion, case.dom_completion, self.engine)
+
     def fetch(self, case: Case, timeout: float, url: str) -> ProviderResult:
         """One page through the engine; see the module docstring. Raises :class:`FetchError`."""
         deadline = self.begin(case, timeout, text_scope=self.config.text_scope)
         host = replay_host(case, url)
+        completion = self.completion(case)
         with guarded_call(self.http.guard) as proxy:
             if self.engine.driver == "one_shot":
-                return self._one_shot(url, host, deadline, proxy)
+                return self._one_shot(url, host, deadline, proxy, completion)
             if self.engine.driver == "cdp":
-                return self._cdp(url, host, deadline, proxy)
-            return self._node(url, host, deadline, proxy)
+                return self._cdp(url, host, deadline, proxy, completion)
+            return self._node(url, host, deadline, proxy, completion)
 
     def close(self) -> None:
         """Stop Playwright's driver process at the end of the session (CDP engines; restarted if needed)."""
@@ -262,14 +277,16 @@ class HeadlessProvider(Provider):
 
     # -- drivers -------------------------------------------------------------------------------------
 
-    def _argv(self, url: str, host: str | None, proxy: GuardProxy, profile: str = "", output: str | None = None) -> list[str]:
-        return command_line(self.engine, route=self.route, completion=self.config.completion,
+    def _argv(self, url: str, host: str | None, proxy: GuardProxy, profile: str = "", output: str | None = None,
+              completion: Completion | None = None) -> list[str]:
+        return command_line(self.engine, route=self.route, completion=completion or self.config.completion,
                             binary=which(self.config.binary) or self.config.binary, url=url, proxy=proxy.address,
                             profile=profile, replay_host=host, worker=self.worker, output=output)
 
-    def _one_shot(self, url: str, host: str | None, deadline: Deadline, proxy: GuardProxy) -> ProviderResult:
+    def _one_shot(self, url: str, host: str | None, deadline: Deadline, proxy: GuardProxy,
+                  completion: Completion) -> ProviderResult:
         with fresh_profile() as profile:
-            run = self._run(self._argv(url, host, proxy, str(profile)), deadline)
+            run = self._run(self._argv(url, host, proxy, str(profile), completion=completion), deadline)
         html = run.stdout.decode("utf-8", errors="replace")
         if not html.strip() or "ERR_TUNNEL_CONNECTION_FAILED" in html[:20000]:
             if "ERR_TUNNEL_CONNECTION_FAILED" in run.stderr + html[:20000]:
@@ -278,13 +295,13 @@ class HeadlessProvider(Provider):
             raise FetchError(error, f"{self.engine.name} printed no DOM for {url}: {_last_line(run.stderr)}")
         return self._answer(html, status=None, final_url=None)
 
-    def _node(self, url: str, host: str | None, deadline: Deadline, proxy: GuardProxy,
+    def _node(self, url: str, host: str | None, deadline: Deadline, proxy: GuardProxy, completion: Completion,
               output: str = "html") -> ProviderResult:
-        run = self._run(self._argv(url, host, proxy, output=output), deadline)
+        run = self._run(self._argv(url, host, proxy, output=output, completion=completion), deadline)
         return self._from_worker_json(run, url)
 
-    def _cdp(self, url: str, host: str | None, deadline: Deadline, proxy: GuardProxy) -> ProviderResult:
-        completion = self.config.completion
+    def _cdp(self, url: str, host: str | None, deadline: Deadline, proxy: GuardProxy,
+             completion: Completion) -> ProviderResult:
         with fresh_profile() as profile, EngineProcess(self._argv(url, host, proxy, str(profile))) as browser:
             try:
                 match = browser.wait_for_line(r"DevTools listening on (ws://\S+)", deadline.remaining())
@@ -295,7 +312,9 @@ class HeadlessProvider(Provider):
                     raise FetchError(ErrorType.SERVICE_ERROR, f"{self.engine.name} did not start its CDP server")
                 loop = PlaywrightLoop.shared()
                 coroutine = render(loop.playwright, match.group(1), url, completion, text_scope=self.config.text_scope,
-                                   deadline_s=deadline.remaining(), javascript=self.config.javascript)
+                                   deadline_s=deadline.remaining(), javascript=self.config.javascript,
+                                   inline_frames=self.config.inline_frames,
+                                   inline_shadow_roots=self.config.inline_shadow_roots)
                 try:
                     rendered = loop.run(coroutine, deadline.remaining())
                 except FetchError as exc:

@@ -129,7 +129,8 @@ class ReferenceEcho(Provider):
     For a fixed article that is its title, reference body and stable-group phrases, as plain text.
     Comment, post and anchor contracts are floors reviewed on the saved capture (compiled cases keep
     counts, not records), so for a case carrying one the reference *is* the capture: the control then
-    answers with the capture's HTML, which :meth:`bind_captures` supplies. A miss therefore always means
+    answers with the capture's HTML, which :meth:`bind_captures` supplies (for a web-archive capture, the
+    rendered first load its recording kept: dynamic cases are reviewed on it). A miss therefore always means
     the case or the scorer is wrong, never a provider.
     """
 

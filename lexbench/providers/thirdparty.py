@@ -129,7 +129,8 @@ class ReadabilityJs(HeadlessProvider):
     def fetch(self, case: Case, timeout: float, url: str) -> ProviderResult:
         deadline = self.begin(case, timeout, text_scope=self.config.text_scope)
         with guarded_call(self.http.guard) as proxy:
-            run = self._run(self._argv(url, replay_host(case, url), proxy, output="readability"), deadline)
+            run = self._run(self._argv(url, replay_host(case, url), proxy, output="readability",
+                                       completion=self.completion(case)), deadline)
         try:
             answer = json.loads(run.stdout)
         except json.JSONDecodeError:

@@ -26,6 +26,7 @@ from html import escape
 from typing import Any
 
 from lexbench.run.record import RunRow
+from lexbench.report.browser import browser_tables
 from lexbench.report.memory import memory_intro, mib_text
 from lexbench.report.model import (BREAKDOWNS, COMPARISON_HEADINGS, COMPONENT_COLUMNS, COMPONENT_LABELS, FLAGS_INTRO,
                                    LEADERBOARD_COMPONENTS, ProviderSummary, ReportModel, boilerplate_text, build_model,
@@ -338,6 +339,11 @@ def html_from_model(model: ReportModel, trend_panel: str | None = None) -> str:
         body = [[_t(e["provider"]), _n(e["measured_items"]), _n(mib_text(e["peak_memory_median_bytes"])),
                  _n(mib_text(e["peak_memory_max_bytes"]))] for e in report["memory"]]
         parts.append(_table(["provider", "measured items", "median peak", "max peak"], body))
+    for heading, intro, head, figures, rows_text in browser_tables(report):
+        anchor = heading.lower().replace(" ", "-")
+        parts.append(f'<h2 id="{anchor}">{escape(heading)}</h2><p>{escape(intro)}</p>')
+        parts.append(_table(head, [[(_n if figure else _t)(cell) for figure, cell in zip(figures, row)]
+                                   for row in rows_text]))
 
     parts.append('<h2 id="heatmap">Provider × case</h2>')
     legend = "".join(f'<span style="background:{COLOURS[k]}"></span>{k}' for k in ("pass", "fail", "unresolvable", "missing"))

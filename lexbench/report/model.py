@@ -23,6 +23,7 @@ from typing import Any
 from lexbench.run import stats
 from lexbench.dataset.flags import SELF_REPORTED, flag_explanation
 from lexbench.run.record import RESPONSES_DIR, RunRow, scorer_version
+from lexbench.report.browser import browser_figures
 from lexbench.report.memory import memory_figures
 from lexbench.run.attestation import record_problems
 from lexbench.text import counted
@@ -427,6 +428,7 @@ def _report_data(rows: list[RunRow], manifest: dict[str, Any], summaries: list[P
         "components": [],
         "latency_and_cost": [],
         "memory": memory_figures(rows, providers),
+        **({} if (browser := browser_figures(rows, providers)) is None else {"browser": browser}),
         "failure_classes": [],
         "flagged": [{"case": case, "flag": flag} for case, flag in flagged],
         "flags": {flag: flag_explanation(flag) for flag in sorted({f for _, f in flagged})},

@@ -25,6 +25,7 @@ from typing import Any
 
 from lexbench.run.record import RunRow
 from lexbench.report.html import html_from_model
+from lexbench.report.browser import browser_tables
 from lexbench.report.memory import memory_intro, mib_text
 from lexbench.report.model import (
     BREAKDOWNS, COMPARISON_HEADINGS, COMPONENT_COLUMNS, COMPONENT_LABELS, FLAGS_INTRO, LEADERBOARD_COMPONENTS,
@@ -159,6 +160,11 @@ def markdown_from_model(model: ReportModel) -> str:
         for entry in report["memory"]:
             lines.append(f"| {md_text(entry['provider'])} | {entry['measured_items']} "
                          f"| {mib_text(entry['peak_memory_median_bytes'])} | {mib_text(entry['peak_memory_max_bytes'])} |")
+        lines.append("")
+    for heading, intro, head, figures, body in browser_tables(report):
+        lines += [f"## {heading}", "", md_text(intro), "", "| " + " | ".join(head) + " |",
+                  "|" + "".join("---:|" if figure else "---|" for figure in figures)]
+        lines += ["| " + " | ".join(md_text(cell) for cell in row) + " |" for row in body]
         lines.append("")
     classes = sorted({c for entry in report["failure_classes"] for c in entry["classes"]})
     if classes:

@@ -141,6 +141,13 @@ class RunRow(BaseModel):
     """How many ``without`` snippets the case lists (:mod:`lexbench.scoring.probes`)."""
     boilerplate_found: int | None = Field(default=None, ge=0, exclude_if=lambda value: value is None)
     """How many of them the answer contains: a diagnostic beside the noise figure, not a verdict."""
+    # Only for cases that declare a retrieval (SPEC §2); absent otherwise, so other rows keep their bytes.
+    needs_javascript: bool | None = Field(default=None, exclude_if=lambda value: value is None)
+    """Whether the case's static shell fails its contracts (the report's "needs JavaScript" breakdown)."""
+    # Only for cases replayed from a web archive (SPEC §7); absent otherwise, so other rows keep their bytes.
+    unrecorded_requests: list[str] | None = Field(default=None, exclude_if=lambda value: value is None)
+    """What the provider asked the replay server for under the case that its archive does not hold (paths
+    relative to the page, in arrival order; each got 404): what the page's own first load never needed."""
 
     @property
     def item_id(self) -> str:

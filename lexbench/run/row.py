@@ -31,14 +31,15 @@ class RowContext:
 def row_of(context: RowContext, case: Case, verdict: Verdict, answer: ProviderResult | None = None, *,
            answered: ProviderResult | None = None, response_sha256: str | None = None,
            content_tokens: int | None = None, flags: list[str] | None = None,
-           boilerplate_found: int | None = None) -> RunRow:
+           boilerplate_found: int | None = None, unrecorded_requests: list[str] | None = None) -> RunRow:
     """The row of ``case`` × ``context.provider``.
 
     ``answer`` is the (redacted) answer the row records, ``None`` for an item that ended without one;
     sizes (``content_chars``, ``content_tokens``) are measured on ``answered``, the answer as the
     provider gave it (default: ``answer``); ``content_tokens``, when the caller counted them already
     (:func:`lexbench.run.record.save_counted`), is not counted again. ``flags`` default to the case's own
-    flags; ``boilerplate_found`` comes from :func:`lexbench.scoring.probes.boilerplate_found`."""
+    flags; ``boilerplate_found`` comes from :func:`lexbench.scoring.probes.boilerplate_found`;
+    ``unrecorded_requests`` from the replay server (:meth:`lexbench.replay.ReplayServer.unrecorded_for`)."""
     answered = answered if answered is not None else answer
     probes = case.probes.without if case.probes and case.probes.without else None
     measured = {}
@@ -49,7 +50,8 @@ def row_of(context: RowContext, case: Case, verdict: Verdict, answer: ProviderRe
             content_format=answer.content_format, content_chars=len(answered.content),
             content_tokens=count_tokens(answered.content) if content_tokens is None else content_tokens,
             response_sha256=response_sha256,
-            boilerplate_probes=len(probes) if probes else None, boilerplate_found=boilerplate_found)
+            boilerplate_probes=len(probes) if probes else None, boilerplate_found=boilerplate_found,
+            unrecorded_requests=unrecorded_requests)
     return RunRow(
         suite=context.suite, case=case.id, provider=context.provider, output_contract=context.output_contract,
         category=case.category, track=case.track, lang=case.lang,
@@ -57,6 +59,7 @@ def row_of(context: RowContext, case: Case, verdict: Verdict, answer: ProviderRe
         components=verdict.components,
         reference_chars=len(case.reference_text) if case.reference_text else None,
         flags=list(case.flags) if flags is None else flags,
+        needs_javascript=case.needs_javascript if case.retrieval is not None else None,
         dataset_sha256=context.dataset_sha256, configuration_sha256=context.configuration_sha256,
         **measured,
     )

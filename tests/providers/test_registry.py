@@ -11,13 +11,14 @@ import pytest
 from lexbench.errors import ConfigError
 from lexbench.providers import PROVIDER_TYPES, ProviderRegistry
 from lexbench.providers.base import Provider
+from lexbench.providers.controls import RenderedControl, StaticShell
 from lexbench.providers.headless import ENGINE_PROVIDER_TYPES
 from lexbench.providers.hosted.adapters import HOSTED_PROVIDER_TYPES
 from lexbench.providers.local import HttpMarkdownify, Readability, ReferenceEcho, Trafilatura
 from lexbench.providers.thirdparty import WORKER_PROVIDER_TYPES
 
 
-BUILT_IN = (HttpMarkdownify, Trafilatura, Readability, ReferenceEcho, *ENGINE_PROVIDER_TYPES, *WORKER_PROVIDER_TYPES,
+BUILT_IN = (HttpMarkdownify, Trafilatura, Readability, ReferenceEcho, StaticShell, RenderedControl, *ENGINE_PROVIDER_TYPES, *WORKER_PROVIDER_TYPES,
             *HOSTED_PROVIDER_TYPES)
 
 

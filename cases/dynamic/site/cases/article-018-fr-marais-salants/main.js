@@ -1,0 +1,4 @@
+import '../../shared/base.css';
+import { createApp } from './app.js';
+
+createApp().mount('#app');

@@ -1,0 +1,50 @@
+"""Pages that need a browser in the reports (issue 28): the "needs JavaScript" breakdown and each provider's
+unrecorded requests, in report.json, report.md and report.html — and nothing of them for other runs."""
+
+from __future__ import annotations
+
+import lxml.html
+
+from lexbench.report.html import render_html
+from lexbench.report.model import build_report
+from lexbench.report.render import render_markdown
+from lexbench.verdict import Outcome
+from tests.test_report import MANIFEST, row
+
+P, F = Outcome.PASS, Outcome.FAIL
+ROWS = [
+    row("a", "c1", P, needs_javascript=True, unrecorded_requests=["favicon.ico"]),
+    row("a", "c2", F, needs_javascript=True, unrecorded_requests=["favicon.ico", "print.css"]),
+    row("a", "c3", P, needs_javascript=False, unrecorded_requests=[]),
+    row("b", "c1", F, needs_javascript=True, unrecorded_requests=[]),
+    row("b", "c2", F, needs_javascript=True, unrecorded_requests=[]),
+    row("b", "c3", P, needs_javascript=False, unrecorded_requests=[]),
+]
+
+
+def test_report_json_breaks_the_pass_rate_down_by_needs_javascript_and_counts_unrecorded_requests():
+    browser = build_report(ROWS, MANIFEST)["browser"]
+    a, b = browser["needs_javascript"]
+    assert (a["provider"], a["cases"], a["needs_javascript"], a["rest"]) == (
+        "a", 2, {"pass": 1, "scored": 2, "pass_rate": 0.5}, {"pass": 1, "scored": 1, "pass_rate": 1.0})
+    assert b["needs_javascript"]["pass_rate"] == 0.0
+    assert browser["unrecorded_requests"] == [
+        {"provider": "a", "items": 3, "requests": 3, "items_with_requests": 2,
+         "top": [["favicon.ico", 2], ["print.css", 1]]},
+        {"provider": "b", "items": 3, "requests": 0, "items_with_requests": 0, "top": []}]
+
+
+def test_markdown_and_html_show_both_tables():
+    markdown = render_markdown(ROWS, MANIFEST)
+    assert "## Needs JavaScript" in markdown and "| a | 50.0 % (1/2) | 100.0 % (1/1) |" in markdown
+    assert "| a | 3 | 3 | 2 | favicon.ico × 2, print.css × 1 |" in markdown
+    page = lxml.html.document_fromstring(render_html(ROWS, MANIFEST))
+    cells = [td.text_content() for td in page.xpath('//h2[@id="unrecorded-requests"]/following::table[1]//td')]
+    assert cells[:5] == ["a", "3", "3", "2", "favicon.ico × 2, print.css × 1"]
+
+
+def test_a_run_without_dynamic_cases_has_none_of_it():
+    plain = [row("a", "c1", P), row("b", "c1", F)]
+    assert "browser" not in build_report(plain, MANIFEST)
+    assert "Needs JavaScript" not in render_markdown(plain, MANIFEST)
+    assert "unrecorded-requests" not in render_html(plain, MANIFEST)
