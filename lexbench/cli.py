@@ -263,6 +263,9 @@ def _fetch_evidence(args: argparse.Namespace) -> int:
     print(f"fetch-evidence {root.name}: {fetched.cases} cases from {fetched.files} source files ({fetched.origin}), "
           f"every sha256 verified, in {fetched.seconds:.1f} s")
     print(f"wrote {fetched.into}/dataset.json (sha256 {fetched.dataset_sha256}) and its evidence/")
+    if fetched.kept is not None:
+        print(f"note: files lexbench did not write appeared in {fetched.into} during the fetch; they are kept in "
+              f"{fetched.kept}", file=sys.stderr)
     run = root.name if fetched.into == default_into(root.name).resolve() else str(fetched.into)
     print(f"next: lexbench verify-inputs --suite {root.name} --source {fetched.into}; pytest --suite={run}")
     return 0

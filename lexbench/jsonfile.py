@@ -75,27 +75,64 @@ MAX_FILE_BYTES = 1 << 30
 """Largest input file read (1 GiB): an evidence capture is at most the 20 MB response ceiling."""
 
 
-def read_regular_file(path: Path, max_bytes: int = MAX_FILE_BYTES) -> bytes:
-    """The bytes of ``path``, which must be a regular file (symlinks followed) of at most ``max_bytes``.
+def read_regular_file(path: Path, max_bytes: int = MAX_FILE_BYTES, *, within: Path | None = None) -> bytes:
+    """The bytes of ``path``, which must be a regular file (symlinks followed) of at most ``max_bytes``:
+    the one reader for every file a user names to lexbench (sources, mirror files, configurations,
+    datasets, answers).
 
-    A symlink to ``/dev/zero`` would be read until memory ran out and a FIFO would block forever:
-    the file is opened without blocking and checked before anything is read. Raises
-    ``FileNotFoundError`` when missing and ``OSError`` with a one-line reason otherwise."""
+    A symlink to ``/dev/zero`` would be read until memory ran out and a FIFO would block forever: the
+    kind is checked with ``os.stat`` before opening (a socket or device is never opened), the file is
+    opened without blocking and checked again before anything is read, and at most ``max_bytes + 1``
+    bytes are read. With ``within`` (a directory), ``path`` must stay inside it once every symlink is
+    resolved: ``../``, an absolute path or a symlink out of it is refused before the file is opened, and
+    the message names only the path as given. Raises ``FileNotFoundError`` when missing and ``OSError``
+    with a one-line reason otherwise."""
+    if within is not None:
+        confined(path, within)
+    status = os.stat(path)  # FileNotFoundError as it is
+    if not stat.S_ISREG(status.st_mode):
+        raise OSError(errno.EINVAL, f"not a regular file (a {_file_kind(status.st_mode)}); refusing to read it", str(path))
     descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     try:
-        status = os.fstat(descriptor)
+        status = os.fstat(descriptor)  # it may have been swapped since the stat
         if not stat.S_ISREG(status.st_mode):
             raise OSError(errno.EINVAL, f"not a regular file (a {_file_kind(status.st_mode)}); refusing to read it", str(path))
         if status.st_size > max_bytes:
             raise OSError(errno.EFBIG, f"{status.st_size:,} bytes, more than the {max_bytes:,} a file may have", str(path))
         os.set_blocking(descriptor, True)
         with os.fdopen(descriptor, "rb", closefd=False) as handle:
-            data = handle.read(max_bytes + 1)
+            data = _read_bounded(handle, status.st_size, max_bytes)
     finally:
         os.close(descriptor)
     if len(data) > max_bytes:  # it grew while being read
         raise OSError(errno.EFBIG, f"more than the {max_bytes:,} bytes a file may have", str(path))
     return data
+
+
+def _read_bounded(handle: Any, size: int, max_bytes: int) -> bytes:
+    # read(n) allocates n bytes at once: ask for the stat size (+1 to see growth), then 1 MiB steps
+    # while the file keeps growing (or reports 0 bytes, as /proc files do), never past max_bytes + 1.
+    chunks = [handle.read(min(size, max_bytes) + 1)]
+    total = len(chunks[0])
+    while size < total <= max_bytes:
+        chunk = handle.read(min(1 << 20, max_bytes + 1 - total))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        total += len(chunk)
+    return b"".join(chunks)
+
+
+def confined(path: Path, root: Path) -> Path:
+    """``path`` resolved (every symlink followed), which must lie inside ``root`` (resolved too).
+    Raises ``PermissionError`` naming ``path`` as given, never where it leads (a file outside ``root``
+    is not described)."""
+    resolved_root = Path(os.path.realpath(root))
+    resolved = Path(os.path.realpath(path))
+    if resolved != resolved_root and resolved_root not in resolved.parents:
+        raise PermissionError(errno.EACCES, f"outside {root} (by an absolute path, '..' or a symlink); only files "
+                              "inside it are read", str(path))
+    return resolved
 
 
 def _file_kind(mode: int) -> str:

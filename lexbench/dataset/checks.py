@@ -403,9 +403,11 @@ def verify_inputs(root: Path, source: Path, *, evidence_home: Path | None = None
 
     source_dataset = source / DATASET_NAME
     try:
-        data = source_dataset.read_bytes()
+        data = read_regular_file(source_dataset)
     except FileNotFoundError:
         problems.append(f"{show(source_dataset)}: missing (the input directory must hold the compiled dataset)")
+    except OSError as exc:
+        problems.append(f"{show(source_dataset)}: {exc.strerror or exc}")
     else:
         if sha256_bytes(data) != pinned_hash:
             problems.append(
@@ -434,10 +436,12 @@ def _verify_external_inputs(root: Path, source: Path, evidence_home: Path, regis
             return str(path)
 
     try:
-        data = source_dataset.read_bytes()
+        data = read_regular_file(source_dataset)
     except FileNotFoundError:
         return [f"{show(source_dataset)}: missing (the input directory must hold the compiled dataset; "
                 f"lexbench fetch-evidence --suite {root.name} writes one)"]
+    except OSError as exc:
+        return [f"{show(source_dataset)}: {exc.strerror or exc}"]
     if sha256_bytes(data) != pinned_hash:
         return [f"{show(source_dataset)}: sha256 {sha256_bytes(data)}, but {SOURCE_INPUTS_NAME} pins {pinned_hash} "
                 f"({pinned_inputs['id']})", *_dataset_case_problems(data, root, show(source_dataset))]

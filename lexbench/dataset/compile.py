@@ -242,7 +242,11 @@ def refuse_output(output: Path, evidence_home: Path, pinned_datasets: dict[str, 
         )
     neighbour = resolved.parent / "dataset.json"
     if neighbour.is_file():
-        pinned_by = pinned_datasets.get(sha256_bytes(neighbour.read_bytes()))
+        try:
+            neighbour_sha256 = sha256_bytes(read_regular_file(neighbour))
+        except OSError:
+            neighbour_sha256 = None  # not a dataset lexbench pinned (it could not be one unread)
+        pinned_by = pinned_datasets.get(neighbour_sha256) if neighbour_sha256 else None
         if pinned_by is not None:
             raise RulesError(
                 f"{resolved.parent} holds the pinned input dataset.json of {pinned_by}; keep the previous input "

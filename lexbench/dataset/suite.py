@@ -36,7 +36,7 @@ from lexbench.dataset.compile import (
     compile_dataset, dump_json, load_dataset, load_rules, read_dataset, read_evidence, sha256_bytes, write_new,
 )
 from lexbench.errors import BindingError, RulesError
-from lexbench.jsonfile import read_json
+from lexbench.jsonfile import read_json, read_regular_file
 from lexbench.resources import data_root, shipped_dir
 
 CASES_ROOT = shipped_dir("cases")
@@ -235,9 +235,7 @@ def publish_suite(root: Path, *, dataset: Path | None = None, registry: Path | N
     current_path = root / DATASET_NAME
     adopted = False
     if dataset is not None:
-        new_bytes = Path(dataset).read_bytes() if Path(dataset).is_file() else None
-        if new_bytes is None:
-            raise RulesError(f"--dataset {dataset}: no such file (compile it with lexbench compile-articles)")
+        new_bytes = _read_dataset_bytes(Path(dataset), f"--dataset {dataset}")
         new = load_dataset(Path(dataset))
         _check_adoptable(root, new, new_bytes, current_path)
         problems = _authoring_problems(root, new)
@@ -256,12 +254,22 @@ def publish_suite(root: Path, *, dataset: Path | None = None, registry: Path | N
     return Published(bindings=bindings, adopted=adopted, seconds=time.perf_counter() - started)
 
 
+def _read_dataset_bytes(path: Path, name: str) -> bytes:
+    """A dataset file's bytes through the bounded, kind-checked reader; :class:`RulesError` naming ``name``."""
+    try:
+        return read_regular_file(path)
+    except FileNotFoundError:
+        raise RulesError(f"{name}: no such file (compile it with lexbench compile-articles)") from None
+    except OSError as exc:
+        raise RulesError(f"{name}: {exc.strerror or exc}") from None
+
+
 def _publish_external(root: Path, dataset: Path | None, registry: Path | None, started: float) -> Published:
     # An external-evidence suite publishes bindings of its fetched dataset; dataset.json stays outside git.
     path = Path(dataset) if dataset is not None else input_dir(root, root.parent) / DATASET_NAME
-    if not path.is_file():
+    if not path.exists():
         raise RulesError(f"{path}: no compiled dataset to publish; run {fetch_hint(root)} first (or pass --dataset FILE)")
-    data = path.read_bytes()
+    data = _read_dataset_bytes(path, str(path))
     new = load_dataset(path)
     rules = load_rules(root / "rules.json")
     if new.suite.id != rules.suite.id:

@@ -33,6 +33,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from lexbench.errors import LexbenchError
+from lexbench.jsonfile import read_regular_file
 from lexbench.evals.accuracy import CLASSES, EvalsResult
 from lexbench.run.record import load_rows, read_manifest, scorer_version
 from lexbench.report.model import summarise
@@ -142,7 +143,9 @@ def load_metrics(path: Path) -> MetricSet:
     if not path.is_file():
         raise CompareError(f"{path}: no such run directory or run-evals output")
     try:
-        result = EvalsResult.model_validate_json(path.read_text(encoding="utf-8"))
+        result = EvalsResult.model_validate_json(read_regular_file(path).decode("utf-8"))
+    except OSError as exc:
+        raise CompareError(f"{path}: cannot read it: {exc.strerror or exc}") from None
     except (ValidationError, UnicodeDecodeError) as exc:
         raise CompareError(f"{path}: not a lexbench run-evals output ({str(exc).splitlines()[0]})") from None
     return metrics_from_evals(result, path)
@@ -316,7 +319,7 @@ def render_lift(rows: list[LiftRow], base: MetricSet, new: MetricSet, *, show_al
 def read_ack(path: Path) -> Acknowledgement:
     """Parse an acknowledgement file; raises :class:`CompareError` when it cannot be read."""
     try:
-        return parse_ack(path.read_text(encoding="utf-8"))
+        return parse_ack(read_regular_file(path).decode("utf-8"))
     except (OSError, UnicodeDecodeError) as exc:
         raise CompareError(f"--ack {path}: cannot read it: {exc}") from None
 

@@ -38,7 +38,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from lexbench.answer import DnsMode
 from lexbench.errors import ConfigError
-from lexbench.jsonfile import InvalidJson, decode_json, validation_problem
+from lexbench.jsonfile import InvalidJson, decode_json, read_regular_file, validation_problem
 from lexbench.providers import TYPE_SOURCES
 from lexbench.providers.base import OutputContract, Provider
 from lexbench.providers.credentials import Redactor, has_placeholder, malformed_placeholders, placeholder_names
@@ -174,6 +174,10 @@ def example_hint(names: list[str], example: Path, *, checkout: bool | None = Non
     return f"{defines} {shown}, not in the active configuration: pass --provider-config={shown} (or your copy of it){credentials}"
 
 
+MAX_CONFIG_BYTES = 10_000_000
+"""Largest provider configuration read; the shipped example is under 10 kB."""
+
+
 def _reject_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     keys = [k for k, _ in pairs]
     repeated = sorted({k for k in keys if keys.count(k) > 1})
@@ -183,9 +187,11 @@ def _reject_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 
 def load_provider_config(path: Path, registry: Mapping[str, type[Provider]]) -> ProviderConfig:
-    """Read and validate a configuration file. Raises :class:`ConfigError` naming the file."""
+    """Read and validate a configuration file (a regular file of at most :data:`MAX_CONFIG_BYTES`; a
+    device such as ``/dev/zero``, a FIFO or a socket is refused by kind, unopened). Raises
+    :class:`ConfigError` naming the file."""
     try:
-        text = path.read_bytes()
+        text = read_regular_file(path, MAX_CONFIG_BYTES)
     except OSError as exc:
         raise ConfigError(f"cannot read provider configuration {path}: {exc.strerror or exc}") from None
     try:

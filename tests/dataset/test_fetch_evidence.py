@@ -45,7 +45,8 @@ def page(title: str, paragraphs: list[str], comments: str = "") -> str:
 
 def sources_case(source: str, key: str, files: dict[str, tuple[bytes, str]], capture: dict, reference: dict | None):
     return {"source": source, "key": key,
-            "files": {path: {"sha256": sha256_bytes(data), "upstream": upstream} for path, (data, upstream) in files.items()},
+            "files": {path: {"sha256": sha256_bytes(data), "bytes": len(data), "upstream": upstream}
+                      for path, (data, upstream) in files.items()},
             "capture": capture, "reference": reference}
 
 
@@ -400,7 +401,7 @@ def test_an_unknown_layout_or_a_trafilatura_page_without_its_folder_is_refused(t
     (tmp_path / "dragnet" / "HTML").mkdir(parents=True)
     (tmp_path / "dragnet" / "HTML" / "R1.html.gz").write_bytes(gzip.compress(b"<p>page</p>"))
     assert bind_source_file(tmp_path, "dragnet/HTML/R1.html.gz") == {
-        "sha256": sha256_bytes(b"<p>page</p>"), "upstream": "dragnet_data/input/R1.html"}
+        "sha256": sha256_bytes(b"<p>page</p>"), "bytes": 11, "upstream": "dragnet_data/input/R1.html"}
 
 
 # --- bad input, each kind named --------------------------------------------------------------------------
@@ -468,3 +469,27 @@ def test_the_reviewed_suite_importer_derives_the_same_dataset(suite, tmp_path):
     fetched = fetch_evidence(root, into=tmp_path / "fetched", mirror=corpus.mirror)
     import_corpus("reviewed-suite", root, tmp_path / "imported")
     assert sha256_bytes((tmp_path / "imported" / "dataset.json").read_bytes()) == fetched.dataset_sha256
+
+
+@pytest.mark.slow
+def test_an_upstream_that_gzips_every_transfer_gives_the_same_bytes(suite, tmp_path):
+    """fetch-evidence asks for the file as stored (Accept-Encoding: identity), so a file's bound is exact;
+    a server that compresses the transfer anyway is inflated within the same bound."""
+    from tests.providers.servers import LoopbackServer, send
+
+    root, corpus = suite
+    asked: list[str | None] = []
+
+    def gzipping(h, server):  # type: ignore[no-untyped-def]
+        asked.append(h.headers.get("Accept-Encoding"))
+        file = corpus.upstream / h.path.lstrip("/")
+        if file.is_file():
+            send(h, 200, gzip.compress(file.read_bytes()), content_type="text/plain", headers={"Content-Encoding": "gzip"})
+        else:
+            send(h, 404, b"not found")
+
+    from_mirror = fetch_evidence(root, into=tmp_path / "a", mirror=corpus.mirror)
+    with LoopbackServer(gzipping) as upstream:
+        from_upstream = fetch_evidence(root, into=tmp_path / "b", upstream_base=upstream.url(""))
+    assert from_upstream.dataset_sha256 == from_mirror.dataset_sha256
+    assert set(asked) == {"identity"}

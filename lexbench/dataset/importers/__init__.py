@@ -68,6 +68,7 @@ from lexbench.dataset.importers.common import (
     case_name,
     detect_charset,
     iter_unique,
+    read_corpus_file,
 )
 from lexbench.dataset.endings import choose_ending
 from lexbench.dataset.importers.report import PROBES_NAME, REPORT_NAME, ImportReport, SkippedPage
@@ -230,7 +231,11 @@ def import_corpus(
         writer.write(Path("rules.json"), dump_json(suite_rules.model_dump(mode="json")))
         reviewed_cohort = source / COHORT_NAME if hasattr(fmt, "suite_info") else None
         if reviewed_cohort is not None and reviewed_cohort.is_file():
-            writer.write(Path(COHORT_NAME), reviewed_cohort.read_bytes())
+            try:
+                cohort_bytes = read_corpus_file(reviewed_cohort)
+            except OSError as exc:
+                raise CorpusImportError(f"{reviewed_cohort}: {exc.strerror or exc}") from None
+            writer.write(Path(COHORT_NAME), cohort_bytes)
         else:
             writer.write(Path(COHORT_NAME), dump_json(import_cohort(suite_rules, report, fmt.name, source)))
         if report.probes:

@@ -11,10 +11,8 @@ from __future__ import annotations
 
 import codecs
 import csv
-import gzip
 import json
 import re
-import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,7 +22,13 @@ from urllib.parse import urlsplit
 from lexbench.charsets import text_codec
 from lexbench.dataset.segment import split_paragraphs
 from lexbench.errors import CorpusImportError
+from lexbench.jsonfile import read_regular_file
+from lexbench.providers.call import FetchError
+from lexbench.providers.http import BoundedDecoder
 
+MAX_CORPUS_FILE_BYTES = 256_000_000
+"""Largest corpus file read, stored or decompressed (the largest in the shared corpus is under 2 MB):
+a larger one, a special file (FIFO, device, socket) or a gzip bomb is refused naming it."""
 INDEX_NAME = "_index.tsv"
 INDEX_COLUMNS = ("case_id", "html_file", "url", "lang", "lang_guess", "html_title", "coverage", "kind")
 """Columns the importers need; the index may have more (see the corpus README)."""
@@ -107,9 +111,11 @@ def read_index(source: Path, *, keep: Callable[[IndexRow], bool] = lambda row: T
     if not source.is_dir():
         raise CorpusImportError(f"{source}: corpus folder not found")
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_corpus_file(path).decode("utf-8")
     except FileNotFoundError:
         raise CorpusImportError(f"{path}: missing; every corpus folder needs {INDEX_NAME}") from None
+    except OSError as exc:
+        raise CorpusImportError(f"{path}: {exc.strerror or exc}") from None
     except UnicodeDecodeError as exc:
         raise CorpusImportError(f"{path}: not valid UTF-8 ({exc})") from None
     reader = csv.DictReader(text.splitlines(), delimiter="\t", quoting=csv.QUOTE_NONE)
@@ -145,14 +151,27 @@ def corpus_file(source: Path, relative: str, *, what: str) -> Path:
     return source / relative
 
 
-def read_gzip(path: Path) -> bytes:
-    """The decompressed bytes of a ``.gz`` corpus file; raises :class:`PageError` naming it."""
+def read_corpus_file(path: Path, *, within: Path | None = None) -> bytes:
+    """The bytes of a corpus file through the bounded, kind-checked reader
+    (:func:`~lexbench.jsonfile.read_regular_file`, at most :data:`MAX_CORPUS_FILE_BYTES`, inside
+    ``within`` when given). Raises ``FileNotFoundError``, or ``OSError`` with a one-line reason."""
+    return read_regular_file(path, MAX_CORPUS_FILE_BYTES, within=within)
+
+
+def read_gzip(path: Path, *, within: Path | None = None) -> bytes:
+    """The decompressed bytes of a ``.gz`` corpus file, inflated in bounded steps (at most
+    :data:`MAX_CORPUS_FILE_BYTES`); raises :class:`PageError` naming it."""
     try:
-        with gzip.open(path, "rb") as handle:
-            return handle.read()
+        data = read_corpus_file(path, within=within)
     except FileNotFoundError:
         raise PageError(f"{path}: file not found (named by the corpus index)") from None
-    except (OSError, EOFError, zlib.error) as exc:
+    except OSError as exc:
+        raise PageError(f"{path}: {exc.strerror or exc}") from None
+    try:
+        decoder = BoundedDecoder("gzip", MAX_CORPUS_FILE_BYTES)
+        decoder.feed(data)
+        return decoder.finish()
+    except FetchError as exc:
         raise PageError(f"{path}: broken gzip data ({exc})") from None
 
 
@@ -176,9 +195,11 @@ def read_json_file(path: Path) -> tuple[Any, set[str]]:
         data = read_gzip(path)
     else:
         try:
-            data = path.read_bytes()
+            data = read_corpus_file(path)
         except FileNotFoundError:
             raise CorpusImportError(f"{path}: file not found") from None
+        except OSError as exc:
+            raise CorpusImportError(f"{path}: {exc.strerror or exc}") from None
     try:
         return json.loads(data.decode("utf-8"), object_pairs_hook=pairs), duplicates
     except UnicodeDecodeError as exc:

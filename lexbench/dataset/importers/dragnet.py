@@ -26,6 +26,7 @@ from lexbench.dataset.importers.common import (
     corpus_file,
     coverage_flags,
     key_slug,
+    read_corpus_file,
     read_gzip,
     read_index,
     reference_lines,
@@ -115,9 +116,11 @@ def split_comments(text: str) -> tuple[str, str]:
 def _read_text(path: Path) -> tuple[str, bool]:
     """The file's text and whether it had to be decoded as cp1252 (a few 2012 files are not UTF-8)."""
     try:
-        data = path.read_bytes()
+        data = read_corpus_file(path)
     except FileNotFoundError:
         raise PageError(f"{path}: reference file not found (expected beside the index's HTML)") from None
+    except OSError as exc:
+        raise PageError(f"{path}: {exc.strerror or exc}") from None
     try:
         return data.decode("utf-8"), False
     except UnicodeDecodeError:

@@ -20,6 +20,7 @@ from lexbench.dataset.importers.common import (
     corpus_file,
     coverage_flags,
     key_slug,
+    read_corpus_file,
     read_gzip,
     read_index,
     require_article,
@@ -96,7 +97,7 @@ class ReadabilityFormat:
 def _metadata(path: Path) -> dict[str, object]:
     # Optional: only the readerable flag is read from it; a missing or broken file is not fatal.
     try:
-        value = json.loads(path.read_text(encoding="utf-8"))
+        value = json.loads(read_corpus_file(path).decode("utf-8"))
     except (OSError, ValueError):
         return {}
     return value if isinstance(value, dict) else {}

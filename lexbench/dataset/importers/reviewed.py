@@ -37,7 +37,7 @@ from pydantic import ValidationError
 from lexbench.charsets import decode_page
 from lexbench.dataset.case import CaseRule, Rules, SuiteInfo
 from lexbench.dataset.compile import describe_validation_error, sha256_bytes
-from lexbench.dataset.importers.common import IndexRow, Page, PageError, detect_charset, read_gzip
+from lexbench.dataset.importers.common import IndexRow, Page, PageError, detect_charset, read_corpus_file, read_gzip
 from lexbench.dataset.importers.html_text import html_lines
 from lexbench.dataset.segment import split_paragraphs
 from lexbench.errors import CorpusImportError
@@ -232,10 +232,12 @@ class ReviewedSuiteFormat:
         """One row per reviewed case, in ``rules.json`` order. Reads and validates the review."""
         rules_path, sources_path = source / "rules.json", source / SOURCES_NAME
         try:
-            rules = Rules.model_validate(json.loads(rules_path.read_text(encoding="utf-8")))
-            sources = json.loads(sources_path.read_text(encoding="utf-8"))
+            rules = Rules.model_validate(json.loads(read_corpus_file(rules_path).decode("utf-8")))
+            sources = json.loads(read_corpus_file(sources_path).decode("utf-8"))
         except FileNotFoundError as exc:
             raise CorpusImportError(f"{source}: not a reviewed suite ({exc.filename} is missing)") from None
+        except OSError as exc:
+            raise CorpusImportError(f"{exc.filename}: {exc.strerror or exc}") from None
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             raise CorpusImportError(f"{source}: unreadable review file ({exc})") from None
         except ValidationError as exc:
@@ -258,8 +260,9 @@ class ReviewedSuiteFormat:
         home = evidence_home(source, self._sources)
 
         def read(relative: str) -> bytes:
+            # Confined to the evidence home: a sources.json path out of it ('..', absolute, a symlink) is refused.
             path = home / relative
-            return read_gzip(path) if path.suffix == ".gz" else _read(path)
+            return read_gzip(path, within=home) if path.suffix == ".gz" else _read(path, home)
 
         def load(row: IndexRow) -> Page:
             entry = self._sources["cases"][row.key]
@@ -287,11 +290,13 @@ class ReviewedSuiteFormat:
         return rule, reference
 
 
-def _read(path: Path) -> bytes:
+def _read(path: Path, home: Path) -> bytes:
     try:
-        return path.read_bytes()
+        return read_corpus_file(path, within=home)
     except FileNotFoundError:
         raise PageError(f"{path}: file not found (named by the review's sources.json)") from None
+    except OSError as exc:
+        raise PageError(f"{path}: {exc.strerror or exc}") from None
 
 
 FORMAT = ReviewedSuiteFormat()
