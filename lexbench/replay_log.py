@@ -115,6 +115,8 @@ def checked_entry(value: Any, *, prefix: str, providers: frozenset[str], cases: 
     :data:`ENTRY_FIELDS`, another run's prefix, a provider the run did not hand a URL to, a case not in
     ``cases`` (``None``: any), a method other than GET/HEAD, a status outside 100–599, a time not
     ``YYYY-MM-DDTHH:MM:SSZ``."""
+    if isinstance(value, dict) and "path" not in value:
+        value = {**value, "path": None}  # an entry for a page, not an archive's resource, may leave it out
     if not isinstance(value, dict) or set(value) != set(ENTRY_FIELDS):
         raise ValueError("not an entry (an object of exactly " + ", ".join(ENTRY_FIELDS) + ")")
     for name, kind in ENTRY_FIELDS.items():

@@ -21,7 +21,8 @@ from functools import lru_cache
 from typing import Any
 
 from lexbench.history.store import COMPLETE, FOREIGN, INCOMPLETE, REFUSED, History
-from lexbench.report.model import COMPONENT_COLUMNS, COMPONENT_LABELS, interval_text, pct, ratio, secs
+from lexbench.report.model import COMPONENT_COLUMNS, COMPONENT_LABELS
+from lexbench.report.numbers import interval_text, pct, ratio, secs
 from lexbench.run import stats
 
 RUN_FIGURES = """SELECT runs.suite, runs.dataset_sha256, runs.dataset_revision, runs.scorer_version, f.provider,

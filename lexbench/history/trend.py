@@ -26,7 +26,7 @@ from pathlib import Path
 from lexbench.history.store import COMPLETE, History, classify, default_cache, scan
 from lexbench.history.summary import RunFigures, Trend, trends
 from lexbench.report.html import CSS
-from lexbench.report.model import interval_text, pct, secs
+from lexbench.report.numbers import interval_text, pct, secs
 from lexbench.run.rundir import write_file
 
 _LEFT = 52  # room for the y tick labels of each panel

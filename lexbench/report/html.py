@@ -28,11 +28,12 @@ from typing import Any
 from lexbench.run.record import RunRow
 from lexbench.report.browser import browser_tables
 from lexbench.report.memory import memory_intro, mib_text
-from lexbench.report.model import (BREAKDOWNS, COMPARISON_HEADINGS, COMPONENT_COLUMNS, COMPONENT_LABELS, FLAGS_INTRO,
-                                   LEADERBOARD_COMPONENTS, ProviderSummary, ReportModel, boilerplate_text, build_model,
-                                   cost_text, flagged_cases, import_caveats, import_heading, interval_text, ordered_rows,
-                                   pct, ratio, run_lines, secs, shown_text, signed_pct, summarise, tokens_text,
-                                   unresolvable_text)
+from lexbench.report.model import (
+    BREAKDOWNS, COMPARISON_HEADINGS, COMPONENT_COLUMNS, COMPONENT_LABELS, FLAGS_INTRO, LEADERBOARD_COMPONENTS,
+    ProviderSummary, ReportModel, boilerplate_text, build_model, flagged_cases, import_caveats, import_heading,
+    ordered_rows, run_lines, shown_text, summarise
+)
+from lexbench.report.numbers import cost_text, interval_text, pct, ratio, secs, signed_pct, tokens_text, unresolvable_text
 from lexbench.verdict import Outcome
 
 COLOURS = {"pass": "#2e7d32", "fail": "#c62828", "unresolvable": "#9e9e9e", "missing": "#eeeeee"}

@@ -29,9 +29,10 @@ from lexbench.report.browser import browser_tables
 from lexbench.report.memory import memory_intro, mib_text
 from lexbench.report.model import (
     BREAKDOWNS, COMPARISON_HEADINGS, COMPONENT_COLUMNS, COMPONENT_LABELS, FLAGS_INTRO, LEADERBOARD_COMPONENTS,
-    ReportModel, boilerplate_text, build_model, cost_text, flagged_cases, import_caveats, import_heading, interval_text,
-    pct, ratio, run_lines, secs, shown_text, signed_pct, summarise, tokens_text, unresolvable_text,
+    ReportModel, boilerplate_text, build_model, flagged_cases, import_caveats, import_heading, run_lines,
+    shown_text, summarise
 )
+from lexbench.report.numbers import cost_text, interval_text, pct, ratio, secs, signed_pct, tokens_text, unresolvable_text
 from lexbench.run.rundir import write_file
 
 

@@ -23,7 +23,7 @@ def test_jsdom_gets_the_constraints_it_applies_and_none_for_a_frame_it_cannot_en
     page_level = DomCompletion(selector="li.note", count=2, delay_ms=400, timeout_ms=9000)
     completion = case_completion(Completion(), page_level, ENGINES["jsdom"])
     argv = command_line(ENGINES["jsdom"], route="headless_html", completion=completion, binary="node",
-                        url="http://127.0.0.1:1/replay/c/", worker="w.js")
+                        url="http://127.0.0.1:1/replay/c/", proxy="127.0.0.1:3128", worker="w.js")
     assert ["--selector=li.note", "--min-count=2", "--delay-ms=400", "--timeout-ms=9000"] == [
         a for a in argv if a.startswith(("--selector", "--min-count", "--delay-ms", "--timeout-ms"))]
     # inside an iframe the page itself never matches the selector: jsdom waits for nothing of it
@@ -34,7 +34,8 @@ def test_an_engine_without_selector_waits_runs_as_configured():
     dump_dom = ENGINES["chromium-dump-dom"]
     configured = Completion(wait="virtual_time", virtual_time_budget_ms=5000)
     assert case_completion(configured, CASE, dump_dom) is configured
-    argv = command_line(dump_dom, route="headless_markdown", completion=configured, binary="chromium", url="u")
+    argv = command_line(dump_dom, route="headless_markdown", completion=configured, binary="chromium", url="u",
+                        proxy="127.0.0.1:3128")
     assert "--virtual-time-budget=5000" in argv and not any(a.startswith("--timeout") for a in argv)
 
 
