@@ -3,6 +3,7 @@ prefix, with its recorded status, headers and delay; what the archive lacks is a
 
 from __future__ import annotations
 
+import json
 import time
 from datetime import date
 
@@ -11,6 +12,7 @@ import pytest
 
 from lexbench.dataset.archive import ArchiveRecord, read_archive, write_archive
 from lexbench.replay import ReplayServer, new_run_prefix, public_url_for, served_fetches_url
+from lexbench.replay_log import log_token, provider_token
 
 pytestmark = pytest.mark.slow  # starts a server
 
@@ -63,15 +65,17 @@ def test_a_recorded_delay_is_replayed():
 
 
 def test_relative_addressing_holds_under_a_public_run_prefix():
-    prefix = new_run_prefix()
-    with ReplayServer({CASE: ARCHIVE}) as server:
-        page = public_url_for(server.base_url, prefix, "jina-reader", CASE, archive=True)
-        assert page.endswith(f"/jina-reader/replay/{CASE}/")
+    prefix, key = new_run_prefix(), "k" * 32
+    token = provider_token(key, prefix, "jina-reader")
+    with ReplayServer({CASE: ARCHIVE}, key=key) as server:
+        page = public_url_for(server.base_url, prefix, "jina-reader", token, CASE, archive=True)
+        assert page.endswith(f"/jina-reader/{token}/replay/{CASE}/")
         assert httpx.get(page).content == b"<script src=app.js></script>"
         assert httpx.get(page + "app.js").status_code == 200
         assert httpx.get(page + "missing.css").status_code == 404
         moved = httpx.get(page + "old")
-        assert moved.headers["location"] == f"/{prefix}/jina-reader/replay/{CASE}/new/"
-        log = httpx.get(served_fetches_url(server.base_url, prefix)).text
+        assert moved.headers["location"] == f"/{prefix}/jina-reader/{token}/replay/{CASE}/new/"
+        log = httpx.get(served_fetches_url(server.base_url, prefix, log_token(key, prefix))).text
     assert [e["provider"] for e in server.unrecorded] == ["jina-reader"]
-    assert '"path": "missing.css"' in log and '"status": 404' in log
+    entries = [json.loads(line) for line in log.splitlines()]
+    assert {"path": "missing.css", "status": 404} in [{"path": e["path"], "status": e["status"]} for e in entries]
