@@ -140,7 +140,16 @@ class EngineProcess:
         return self
 
     def __enter__(self) -> EngineProcess:
-        return self.start() if self.process is None else self
+        if self.process is not None:
+            return self
+        try:
+            return self.start()
+        except BaseException:
+            # A Ctrl-C (or any error) after the spawn but inside start(): __exit__ will not run, so the
+            # container is killed here, or its engine would outlive the call.
+            if self.process is not None:
+                self.container.kill()
+            raise
 
     def __exit__(self, *exc: object) -> None:
         self.kill()
