@@ -148,7 +148,10 @@ def test_a_setsid_child_does_not_outlive_pytest(ending, worker, pytester, tmp_pa
     run_dir = tmp_path_factory.mktemp("runs") / "run"
     argv = [sys.executable, "-m", "pytest", f"--suite={suite}", f"--provider-config={config}", "--providers=stand-in",
             f"--run-dir={run_dir}", "--retries=0", "--fetch-timeout=600", "-q"]
-    session = subprocess.Popen(argv, cwd=pytester.path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    # Ctrl-C's SIGINT as a terminal delivers it: a session started from a background job (make in CI, a
+    # non-interactive shell's `&`) inherits SIGINT ignored, and an ignored SIGINT never interrupts pytest.
+    session = subprocess.Popen(argv, cwd=pytester.path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         hog = wait_for_pid(pid_file, session)
         if ending != "normal end":
