@@ -317,7 +317,8 @@ def assess_call(result: ProviderResult) -> CallAssessment:
     ``metadata.upstream_status`` → ``FAIL`` ``upstream_status`` (the content is kept for diagnostics);
     any other error type or ``success=False`` → ``FAIL`` with that error type; a non-2xx service API
     status → ``FAIL`` (``service_error`` for 5xx, else ``api_status``); empty or whitespace-only
-    content (for a file answer: zero bytes) → ``FAIL`` ``empty_content``; otherwise ok.
+    content (for a file answer: zero bytes; a resource list, even an empty one, is content) → ``FAIL``
+    ``empty_content``; otherwise ok.
     """
     meta = result.metadata
     error = result.error_type.value if result.error_type is not None else None
@@ -351,6 +352,8 @@ def assess_call(result: ProviderResult) -> CallAssessment:
     if result.file is not None:  # a file answer is its bytes: the content is not the document
         if not result.file:
             return _fail(ErrorType.EMPTY_CONTENT.value, "the call succeeded but returned an empty file (0 bytes)")
+        return CallAssessment(ok=True, outcome=Outcome.PASS, failure_class=None, message="call ok")
+    if result.resources is not None:  # a resource list, even an empty one, is an answer: its recall judges it
         return CallAssessment(ok=True, outcome=Outcome.PASS, failure_class=None, message="call ok")
     if not result.content or result.content.isspace():  # strip() would copy the whole answer
         return _fail(ErrorType.EMPTY_CONTENT.value, "the call succeeded but returned no content (empty or whitespace only)")
