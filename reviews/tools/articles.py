@@ -35,7 +35,7 @@ from lexbench.dataset.compile import bind_reference, sha256_bytes  # noqa: E402
 from lexbench.dataset.importers import FORMATS, build_rule  # noqa: E402
 from lexbench.dataset.importers.common import Page, detect_charset, read_index  # noqa: E402
 from lexbench.dataset.importers.html_text import visible_text  # noqa: E402
-from lexbench.dataset.importers.reviewed import COMMENTS_DELIMITER, derive_reference  # noqa: E402
+from lexbench.dataset.importers.reviewed import COMMENTS_DELIMITER, capture_spec, derive_capture, derive_reference  # noqa: E402
 from lexbench.dataset.evidence import UPSTREAM, upstream_path  # noqa: E402
 from lexbench.dataset.selection import STRATA, select  # noqa: E402
 
@@ -91,8 +91,9 @@ def _quota(name: str) -> int:
     return next(stratum.quota for stratum in STRATA if stratum.name == name)
 
 
-def _render_visible(html_files: list[Path]) -> dict[Path, str]:
-    """innerText of each capture in headless Chromium, JavaScript off (the sources saved pages so)."""
+def _render_visible(html_files: list[Path], *, screenshots: bool = False) -> dict[Path, str]:
+    """innerText of each capture in headless Chromium, JavaScript off (the sources saved pages so); with
+    ``screenshots``, also ``screenshot.png`` beside each capture (1280 px wide, at most 4,000 px tall)."""
     from playwright.sync_api import sync_playwright
 
     out: dict[Path, str] = {}
@@ -104,6 +105,10 @@ def _render_visible(html_files: list[Path]) -> dict[Path, str]:
             try:
                 page.goto(path.as_uri(), wait_until="domcontentloaded", timeout=30000)
                 out[path] = page.inner_text("body", timeout=30000)
+                if screenshots:
+                    page.set_viewport_size({"width": 1280, "height": 900})
+                    page.screenshot(path=str(path.parent / "screenshot.png"), full_page=True,
+                                    clip={"x": 0, "y": 0, "width": 1280, "height": 4000}, timeout=30000)
             except Exception as exc:  # a packet without a rendering still gets reviewed from the projection
                 out[path] = f"(rendering failed: {exc})"
             finally:
@@ -222,6 +227,67 @@ def packets(into: Path, reserves: int, *, more: list[str] | None = None, start: 
     rendered = _render_visible([path for _, path in todo])
     for case_dir, path in todo:
         (case_dir / "visible.txt").write_text(rendered[path], encoding="utf-8")
+
+
+BLIND_TEMPLATE: dict[str, Any] = {
+    "case": "the case id",
+    "title": "the visible heading, copied as shown (null for a titleless post collection)",
+    "lines": "[first, last]: the reference.txt lines that are the displayed article/post body (one-based, inclusive)",
+    "exclude": [{"line": 0, "reason": "not_displayed | not_in_capture | control_label | widget | attribution",
+                 "text": "that reference.txt line, exactly"}],
+    "ending": "the last passage of the article's own prose, copied exactly from reference.txt",
+    "visible_chrome": ["every phrase of site chrome (site name, top-level navigation, footer, attribution "
+                       "labels, controls) you judge visible on first load and stable across the site's pages"],
+    "not_visible_chrome": ["chrome text present in the HTML that a reader does not see on first load (hidden, "
+                           "clipped, collapsed, hover/click menu)"],
+    "identity": ["a distinctive phrase of this page's headline or URL path (not the site name)"],
+    "comments": "number of comments displayed on first load with their own author and text, or null",
+    "posts": "number of distinct posts of a collection, or null",
+    "basis": "one or two sentences per decision that was not obvious",
+}
+
+
+def blind_packets(into: Path, cases: list[str], runs: Path | None) -> None:
+    """Write a blind packet per case id: what a second reviewer decides from, and nothing of the entry.
+
+    ``capture.html``, ``visible.txt`` (Chromium innerText, JavaScript off), ``screenshot.png`` (1280 px
+    wide, first 4,000 px), ``reference.txt`` (the source's whole reference part, numbered, before any
+    review cut or exclusion; for trafilatura-eval the capture's numbered visible-text lines),
+    ``probes.json`` (the source's annotations), ``runs.json`` (``prove-visibility --runs``: every text
+    run's state and element path, when ``runs`` is given) and ``blind.json`` (:data:`BLIND_TEMPLATE`).
+    The rules, review notes and sources.json cut of the case are not copied (REVIEW.md: blind)."""
+    sources = json.loads((ROOT / "cases" / "articles" / "sources.json").read_text(encoding="utf-8"))["cases"]
+    into.mkdir(parents=True, exist_ok=True)
+    todo = []
+    for case_id in cases:
+        entry = sources[case_id]
+        case_dir = into / case_id
+        case_dir.mkdir(exist_ok=True)
+        spec = dict(entry["reference"] or {})
+        spec.pop("exclude", None)
+        spec["lines"] = None
+        capture = derive_capture(capture_spec(entry), lambda path: _read(CORPUS / path))
+        (case_dir / "capture.html").write_bytes(capture)
+        lines = derive_reference(spec, lambda path: _read(CORPUS / path), capture) if entry["reference"] else []
+        (case_dir / "reference.txt").write_text("".join(f"{i:4d}| {line}\n" for i, line in enumerate(lines, 1)),
+                                                encoding="utf-8")
+        probes: dict[str, Any] = {"source": entry["source"], "key": entry["key"]}
+        if entry["source"] == "trafilatura-eval":
+            evaldata = json.loads(_read(CORPUS / "trafilatura-eval/evaldata.json"))
+            name = Path(entry["capture"]["file"] if isinstance(entry["capture"], dict) else entry["capture"]).name.removesuffix(".gz")
+            probes["annotation"] = next((v for v in evaldata.values() if v.get("file") == name), None)
+        if entry["source"] == "dragnet":
+            text = _read(CORPUS / entry["reference"]["file"]).decode("utf-8", errors="replace")
+            probes["comment_reference"] = COMMENTS_DELIMITER.split(text, maxsplit=1)[-1][:6000]
+        (case_dir / "probes.json").write_text(json.dumps(probes, ensure_ascii=False, indent=2), encoding="utf-8")
+        if runs is not None and (runs / f"{case_id}.json").is_file():
+            (case_dir / "runs.json").write_bytes((runs / f"{case_id}.json").read_bytes())
+        (case_dir / "blind.json").write_text(json.dumps(BLIND_TEMPLATE, ensure_ascii=False, indent=2), encoding="utf-8")
+        todo.append(case_dir / "capture.html")
+        print(case_id, flush=True)
+    rendered = _render_visible(todo, screenshots=True)
+    for path in todo:
+        (path.parent / "visible.txt").write_text(rendered[path], encoding="utf-8")
 
 
 def build(case_dir: Path, review: dict[str, Any]) -> tuple[CaseRule, dict[str, Any], str | None, bytes]:
@@ -507,12 +573,19 @@ def main() -> int:
     a.add_argument("--evidence", type=Path, required=True)
     a.add_argument("--blind", type=Path, default=None, help="the blind second reviews (NNN.json)")
     a.add_argument("--resolutions", type=Path, default=None, help="how each disagreement was resolved ({packet: text})")
+    b = sub.add_parser("blind-packets")
+    b.add_argument("--into", type=Path, required=True)
+    b.add_argument("--runs", type=Path, default=None, help="prove-visibility --runs DIR")
+    b.add_argument("cases", nargs="+")
     g = sub.add_parser("agreement")
     g.add_argument("--packets", type=Path, required=True)
     g.add_argument("--blind", type=Path, required=True)
     args = parser.parse_args()
     if args.command == "agreement":
         return agreement(args.packets, args.blind)
+    if args.command == "blind-packets":
+        blind_packets(args.into, args.cases, args.runs)
+        return 0
     if args.command == "assemble":
         return assemble(args.packets, args.out, args.evidence, args.blind, args.resolutions)
     if args.command == "packets":
