@@ -290,6 +290,121 @@ def blind_packets(into: Path, cases: list[str], runs: Path | None) -> None:
         (path.parent / "visible.txt").write_text(rendered[path], encoding="utf-8")
 
 
+SUITE = ROOT / "cases" / "articles"
+REVISE_DIR = ROOT / ".evidence" / "articles-revise"
+"""The review's working input directory (git-ignored): rules, cohort and sources of the revision under review,
+its compiled ``dataset.json`` and ``evidence/``; ``--suite`` of ``prove-visibility`` and ``validate`` read it."""
+
+
+def _remap_regions(regions: list[dict[str, Any]], old: list[str], new: list[str]) -> tuple[list[dict[str, Any]], list[str]]:
+    """Regions over ``old`` reference lines carried to ``new`` ones (a review excluded or added lines): each keeps
+    the surviving lines it held, a region left with none is dropped, and the rest are made contiguous over
+    every new line. Returns the regions and the warnings a reviewer must read."""
+    import difflib
+
+    mapping: dict[int, int] = {}
+    for tag, i1, i2, j1, _ in difflib.SequenceMatcher(a=old, b=new, autojunk=False).get_opcodes():
+        if tag == "equal":
+            for k in range(i2 - i1):
+                mapping[i1 + k + 1] = j1 + k + 1
+    warnings: list[str] = []
+    out: list[dict[str, Any]] = []
+    for region in regions:
+        kept = [mapping[n] for n in range(region["first_line"], region["last_line"] + 1) if n in mapping]
+        if not kept:
+            warnings.append(f"region {region['label']!r} lost every line and was dropped: re-cut the regions")
+            continue
+        out.append({**region, "first_line": min(kept), "last_line": max(kept)})
+    for i, region in enumerate(out):
+        region["first_line"] = 1 if i == 0 else out[i - 1]["last_line"] + 1
+        if i == len(out) - 1:
+            region["last_line"] = len(new)
+    return out, warnings
+
+
+def revise(cases: list[str]) -> int:
+    """Rebind the named cases after their ``sources.json`` entry changed (an exclusion, a keep, a new cut):
+    derive the reference, carry the regions over (:func:`_remap_regions`), rebind sha256/chars/opening/ending
+    in ``rules.json``, check the reviewed ending is still in the reference; then rebuild :data:`REVISE_DIR`
+    for the whole suite (compile-articles). Prints what the reviewer must check; exit 1 when a case needs
+    hand work (a dropped region, a lost ending), 2 when the suite does not compile."""
+    import shutil
+
+    from lexbench.dataset.compile import compile_articles
+
+    rules = json.loads((SUITE / "rules.json").read_text(encoding="utf-8"))
+    sources = json.loads((SUITE / "sources.json").read_text(encoding="utf-8"))["cases"]
+    cache = REVISE_DIR.parent / "articles-revise-lines"
+    cache.mkdir(parents=True, exist_ok=True)
+    read = lambda path: _read(CORPUS / path)  # noqa: E731
+    status = 0
+    by_id = {case["id"]: case for case in rules["cases"]}
+    unknown = [c for c in cases if c not in by_id]
+    if unknown:
+        print(f"no such case: {', '.join(unknown)}")
+        return 2
+    for case in rules["cases"]:
+        entry = sources[case["id"]]
+        capture = derive_capture(capture_spec(entry), read)
+        if case.get("body") is None:
+            continue
+        lines = derive_reference(entry.get("reference"), read, capture)
+        text = "\n".join(lines)
+        binding = case["body"]["reference"]
+        if sha256_bytes(text.encode("utf-8")) == binding["sha256"]:
+            (cache / f"{case['id']}.txt").write_text(text, encoding="utf-8")
+            continue
+        if case["id"] not in cases:
+            print(f"{case['id']}: sources.json changed but the case was not named: revise it too")
+            status = max(status, 1)
+            continue
+        old_path = cache / f"{case['id']}.txt"
+        rev1 = ROOT / ".evidence" / "articles" / "evidence" / binding["path"]
+        old = old_path.read_text(encoding="utf-8") if old_path.is_file() else rev1.read_text(encoding="utf-8")
+        if sha256_bytes(old.encode("utf-8")) != binding["sha256"]:
+            print(f"{case['id']}: the text rules.json binds is not at hand ({old_path} or {rev1}): fetch revision 1's "
+                  "evidence (git stash; lexbench fetch-evidence --suite articles) and run again")
+            return 2
+        regions, warnings = _remap_regions(case["body"]["regions"], old.split("\n"), lines)
+        case["body"]["regions"] = regions
+        case["body"]["reference"] = bind_reference(text, binding["path"]).model_dump(mode="json")
+        end = case["body"]["reference_scope"]["end"]
+        if end not in text:
+            warnings.append(f"the reviewed ending is no longer in the reference: {end[:80]!r}")
+        old_path.write_text(text, encoding="utf-8")
+        removed = len(old.split("\n")) - len(lines)
+        print(f"{case['id']}: rebound ({len(lines)} lines, {removed:+d} removed); regions "
+              + ", ".join(f"{r['label']} {r['first_line']}-{r['last_line']}" for r in regions))
+        for warning in warnings:
+            print(f"  CHECK: {warning}")
+            status = max(status, 1)
+    (SUITE / "rules.json").write_text(json.dumps(rules, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    building = REVISE_DIR.with_name(REVISE_DIR.name + ".building")
+    shutil.rmtree(building, ignore_errors=True)
+    (building / "evidence").mkdir(parents=True)
+    for case in rules["cases"]:
+        entry = sources[case["id"]]
+        capture = derive_capture(capture_spec(entry), read)
+        target = building / "evidence" / case["capture"]["path"]
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(capture)
+        if case.get("body") is not None:
+            ref = building / "evidence" / case["body"]["reference"]["path"]
+            ref.parent.mkdir(parents=True, exist_ok=True)
+            ref.write_text("\n".join(derive_reference(entry.get("reference"), read, capture)), encoding="utf-8")
+    for name in ("rules.json", "cohort.json", "sources.json"):
+        shutil.copyfile(SUITE / name, building / name)
+    try:
+        compile_articles(building / "rules.json", building / "cohort.json", building / "evidence", building / "dataset.json")
+    except Exception as exc:  # the reviewer reads why and fixes rules.json
+        print(f"the suite does not compile: {exc}")
+        return 2
+    shutil.rmtree(REVISE_DIR, ignore_errors=True)
+    building.rename(REVISE_DIR)
+    print(f"rebuilt {REVISE_DIR}: lexbench prove-visibility --suite {REVISE_DIR} --case ... --review")
+    return status
+
+
 def build(case_dir: Path, review: dict[str, Any]) -> tuple[CaseRule, dict[str, Any], str | None, bytes]:
     """The CaseRule, sources.json entry, reference text and capture bytes of one filled-in review."""
     meta = json.loads((case_dir / "meta.json").read_text(encoding="utf-8"))
@@ -577,12 +692,16 @@ def main() -> int:
     b.add_argument("--into", type=Path, required=True)
     b.add_argument("--runs", type=Path, default=None, help="prove-visibility --runs DIR")
     b.add_argument("cases", nargs="+")
+    r = sub.add_parser("revise", help="rebind cases after their sources.json entry changed; rebuild .evidence/articles-revise")
+    r.add_argument("cases", nargs="*")
     g = sub.add_parser("agreement")
     g.add_argument("--packets", type=Path, required=True)
     g.add_argument("--blind", type=Path, required=True)
     args = parser.parse_args()
     if args.command == "agreement":
         return agreement(args.packets, args.blind)
+    if args.command == "revise":
+        return revise(args.cases)
     if args.command == "blind-packets":
         blind_packets(args.into, args.cases, args.runs)
         return 0
