@@ -431,7 +431,8 @@ def compare_blind(decision: dict[str, Any], rule: dict[str, Any], entry: dict[st
     """One frozen blind decision against the entry, per kind of :data:`BLIND_KINDS`: ``{kind: (agree, why)}``.
 
     title: equal after the scorer's normal form. ending: the entry's reviewed ending and the blind one end in
-    the same 40 normalised characters. reference scope: the same set of source lines kept (cut and
+    the same 40 normalised characters, or the blind line lies inside the entry's passage and the passage's last
+    line is one the reviewer kept (the reviewer copies one line; a passage of >= 10 fragments may span several). reference scope: the same set of source lines kept (cut and
     exclusions; the differing line numbers are named). stable groups: every phrase of the entry is in (or
     inside a phrase of) the reviewer's ``visible_chrome`` and none is in ``not_visible_chrome``.
     identity: every pattern of the entry matches the reviewer's title or one of its identity phrases.
@@ -444,9 +445,16 @@ def compare_blind(decision: dict[str, Any], rule: dict[str, Any], entry: dict[st
     body = rule.get("body")
     if body is not None:
         end = body["reference_scope"]["end"]
-        out["ending"] = (_norm(end)[-40:] == _norm(decision.get("ending"))[-40:],
-                         f"blind ends {str(decision.get('ending'))[-60:]!r} vs entry {end[-60:]!r}")
-        total = sum(1 for _ in (packet / "reference.txt").read_text(encoding="utf-8").splitlines())
+        numbered = [line.split("| ", 1)[-1] for line in (packet / "reference.txt").read_text(encoding="utf-8").splitlines()]
+        total = len(numbered)
+        blind_kept = {_norm(numbered[n - 1]) for n in (_blind_lines(decision) or set()) if 0 < n <= total}
+        blind_end = _norm(decision.get("ending"))
+        # The blind reviewer copied one whole line; the entry's ending is a passage of >= 10 fragments that
+        # may span the last lines. Same decision: the same last 40 characters, or the blind line inside the
+        # entry's passage whose last line the blind reviewer also kept in the article.
+        same_end = _norm(end)[-40:] == blind_end[-40:] or (
+            bool(blind_end) and blind_end in _norm(end) and _norm(end.split("\n")[-1]) in blind_kept)
+        out["ending"] = (same_end, f"blind ends {str(decision.get('ending'))[-60:]!r} vs entry {end[-60:]!r}")
         mine = _entry_lines(entry)
         if mine is None:
             mine = set(range(1, total + 1)) - {item["line"] for item in (entry.get("reference") or {}).get("exclude") or []}
