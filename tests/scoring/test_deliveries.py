@@ -20,6 +20,7 @@ from lexbench.providers.headless import HeadlessHtml, HeadlessMarkdown, resource
 from lexbench.providers.local import HttpMarkdownify, ReferenceEcho, Trafilatura
 from lexbench.providers.policy import RuntimePolicy, call_provider
 from lexbench.scoring.deliveries import normalise_url, page_relative
+from lexbench.run.row import junit_properties
 from lexbench.scoring.evaluate import evaluate_response
 from lexbench.verdict import Component, Outcome
 
@@ -160,6 +161,8 @@ def test_the_file_component_compares_the_sha256_of_the_bytes():
     assert text_only.outcome is Outcome.FAIL and "file: no bytes answered" in text_only.explanation
     empty = evaluate_response(case("file"), ProviderResult(success=True, file=b""))
     assert empty.outcome is Outcome.FAIL and empty.failure_class == "empty_content"
+    assert ("file_matched", "1") in junit_properties(passed, 0.1, 0) and ("file_of", "1") in junit_properties(passed, 0.1, 0)
+    assert ("file_matched", "0") in junit_properties(failed, 0.1, 0)
 
 
 def test_the_resources_component_measures_recall_against_the_floor():
@@ -169,6 +172,7 @@ def test_the_resources_component_measures_recall_against_the_floor():
 
     four = [PAGE_URL + u for u in OWNED[:4]] + ["https://www.hydrographic.example/tides/", PAGE_URL + "about/"]
     verdict = score(four)
+    assert ("resources_recall", "0.8000") in junit_properties(verdict, 0.1, 0)
     component = verdict.component(Component.RESOURCES)
     assert verdict.outcome is Outcome.PASS and component.measured == 0.8 and component.threshold == 0.8
     assert component.evidence.startswith("resources 4/5 owned URLs found (80%) ≥ floor 80% (4 needed); "
