@@ -407,6 +407,104 @@ def revise(cases: list[str]) -> int:
     return status
 
 
+BLIND_KINDS = ("title", "ending", "reference scope", "stable groups", "identity", "record count")
+
+
+def _entry_lines(entry: dict[str, Any]) -> set[int] | None:
+    """The source reference lines (numbered as a blind packet's ``reference.txt``: before the cut) an entry keeps."""
+    spec = entry.get("reference")
+    if not spec:
+        return None
+    first, last = spec.get("lines") or (1, None)
+    if last is None:
+        return None  # the whole reference: resolved against the packet's line count by the caller
+    cut = set(range(first, last + 1))
+    return cut - {first - 1 + item["line"] for item in spec.get("exclude") or []}
+
+
+def _blind_lines(decision: dict[str, Any]) -> set[int] | None:
+    if not decision.get("lines"):
+        return None
+    first, last = decision["lines"]
+    return set(range(first, last + 1)) - {item["line"] for item in decision.get("exclude") or []}
+
+
+def compare_blind(decision: dict[str, Any], rule: dict[str, Any], entry: dict[str, Any], packet: Path) -> dict[str, tuple[bool, str]]:
+    """One frozen blind decision against the entry, per kind of :data:`BLIND_KINDS`: ``{kind: (agree, why)}``.
+
+    title: equal after the scorer's normal form. ending: the entry's reviewed ending and the blind one end in
+    the same 40 normalised characters, or the blind line lies inside the entry's passage and the passage's last
+    line is one the reviewer kept (the reviewer copies one line; a passage of >= 10 fragments may span several). reference scope: the same set of source lines kept (cut and
+    exclusions; the differing line numbers are named). stable groups: every phrase of the entry is in (or
+    inside a phrase of) the reviewer's ``visible_chrome`` and none is in ``not_visible_chrome``.
+    identity: every pattern of the entry matches the reviewer's title or one of its identity phrases.
+    record count: the same comment or post baseline (or none on both)."""
+    import re
+
+    out: dict[str, tuple[bool, str]] = {}
+    out["title"] = (_norm(decision.get("title")) == _norm(rule.get("title")),
+                    f"blind {decision.get('title')!r} vs entry {rule.get('title')!r}")
+    body = rule.get("body")
+    if body is not None:
+        end = body["reference_scope"]["end"]
+        numbered = [line.split("| ", 1)[-1] for line in (packet / "reference.txt").read_text(encoding="utf-8").splitlines()]
+        total = len(numbered)
+        blind_kept = {_norm(numbered[n - 1]) for n in (_blind_lines(decision) or set()) if 0 < n <= total}
+        blind_end = _norm(decision.get("ending"))
+        # The blind reviewer copied one whole line; the entry's ending is a passage of >= 10 fragments that
+        # may span the last lines. Same decision: the same last 40 characters, or the blind line inside the
+        # entry's passage whose last line the blind reviewer also kept in the article.
+        same_end = _norm(end)[-40:] == blind_end[-40:] or (
+            bool(blind_end) and blind_end in _norm(end) and _norm(end.split("\n")[-1]) in blind_kept)
+        out["ending"] = (same_end, f"blind ends {str(decision.get('ending'))[-60:]!r} vs entry {end[-60:]!r}")
+        mine = _entry_lines(entry)
+        if mine is None:
+            mine = set(range(1, total + 1)) - {item["line"] for item in (entry.get("reference") or {}).get("exclude") or []}
+        theirs = _blind_lines(decision) or set()
+        differ = sorted(mine ^ theirs)
+        out["reference scope"] = (not differ, "same lines" if not differ else
+                                  f"only entry keeps {sorted(mine - theirs)}, only blind keeps {sorted(theirs - mine)}")
+    seen = [_norm(p) for p in decision.get("visible_chrome") or []]
+    refused = {_norm(p) for p in decision.get("not_visible_chrome") or []}
+    missing = [p for g in rule.get("stable_groups") or [] for p in g["phrases"]
+               if not any(_norm(p) == v or _norm(p) in v for v in seen) or _norm(p) in refused]
+    out["stable groups"] = (not missing, "every phrase accepted" if not missing else f"not accepted: {missing}")
+    texts = [decision.get("title") or ""] + list(decision.get("identity") or [])
+    unmatched = [pattern for pattern in rule.get("page_identity") or []
+                 if not any(re.search(pattern, t, re.IGNORECASE) for t in texts)]
+    out["identity"] = (not unmatched, "matches" if not unmatched else f"entry patterns {unmatched} vs blind {texts}")
+    count = (rule.get("comments") or rule.get("posts") or {}).get("baseline")
+    blind = decision.get("comments") if rule.get("kind") != "post_collection" else decision.get("posts")
+    out["record count"] = (count == blind, f"blind {blind} vs entry {count}")
+    return out
+
+
+def blind_agreement(packets_dir: Path, decision_dirs: list[Path]) -> int:
+    """Agreement of the frozen blind decisions with the entries of ``cases/articles`` (REVIEW.md), per kind:
+    prints a Markdown table and every disagreement with its reason (:func:`compare_blind`)."""
+    rules = {c["id"]: c for c in json.loads((SUITE / "rules.json").read_text(encoding="utf-8"))["cases"]}
+    sources = json.loads((SUITE / "sources.json").read_text(encoding="utf-8"))["cases"]
+    agree = {k: 0 for k in BLIND_KINDS}
+    total = {k: 0 for k in BLIND_KINDS}
+    notes = []
+    for folder in decision_dirs:
+        for path in sorted(folder.glob("*.json")):
+            decision = json.loads(path.read_text(encoding="utf-8"))
+            case_id = path.stem
+            result = compare_blind(decision, rules[case_id], sources[case_id], packets_dir / case_id)
+            for kind, (same, why) in result.items():
+                total[kind] += 1
+                agree[kind] += same
+                if not same:
+                    notes.append(f"{case_id} {kind}: {why}")
+    print("| decision | agree | rate |\n|---|---|---|")
+    for kind in BLIND_KINDS:
+        print(f"| {kind} | {agree[kind]}/{total[kind]} | {agree[kind] / total[kind]:.0%} |" if total[kind] else f"| {kind} | 0/0 | n/a |")
+    for note in notes:
+        print(note)
+    return 0
+
+
 def build(case_dir: Path, review: dict[str, Any]) -> tuple[CaseRule, dict[str, Any], str | None, bytes]:
     """The CaseRule, sources.json entry, reference text and capture bytes of one filled-in review."""
     meta = json.loads((case_dir / "meta.json").read_text(encoding="utf-8"))
@@ -696,12 +794,17 @@ def main() -> int:
     b.add_argument("cases", nargs="+")
     r = sub.add_parser("revise", help="rebind cases after their sources.json entry changed; rebuild .evidence/articles-revise")
     r.add_argument("cases", nargs="*")
+    ba = sub.add_parser("blind-agreement", help="frozen blind decisions against the entries, per decision kind")
+    ba.add_argument("--packets", type=Path, required=True)
+    ba.add_argument("decisions", type=Path, nargs="+", help="folders of <case id>.json decisions")
     g = sub.add_parser("agreement")
     g.add_argument("--packets", type=Path, required=True)
     g.add_argument("--blind", type=Path, required=True)
     args = parser.parse_args()
     if args.command == "agreement":
         return agreement(args.packets, args.blind)
+    if args.command == "blind-agreement":
+        return blind_agreement(args.packets, args.decisions)
     if args.command == "revise":
         return revise(args.cases)
     if args.command == "blind-packets":
