@@ -25,10 +25,9 @@ import pytest
 
 from lexbench.dataset.checks import verify_inputs
 from lexbench.dataset.suite import Suite, load_suite, registry_for
-from lexbench.evals.articles import own_contract_answer, rejected_controls
+from lexbench.evals.articles import capture_html as articles_capture_html, own_contract_answer, rejected_controls
 from lexbench.providers import build_provider, load_config
 from lexbench.providers.guard import NetworkGuard
-from lexbench.providers.local import decode_text
 from lexbench.providers.policy import RuntimePolicy, call_provider
 from lexbench.replay import ReplayServer
 from lexbench.scoring import evaluate_response
@@ -49,7 +48,7 @@ def suite(articles_input_dir) -> Suite:
 
 def capture_html(suite: Suite, case_id: str) -> str:
     case = next(c for c in suite.cases if c.id == case_id)
-    return decode_text(suite.captures[case_id], case.capture.content_type)
+    return articles_capture_html(case, suite.captures[case_id])
 
 
 def case_of(suite: Suite, case_id: str):

@@ -59,8 +59,22 @@ def test_the_suite_has_the_composition_the_issue_sets():
 # --- every case, as reviewed (no corpus needed) --------------------------------------------------------
 
 
-def test_the_suite_is_reviewed_revision_1():
-    assert (RULES.suite.id, RULES.suite.revision, RULES.suite.review_status) == ("articles", 1, ReviewStatus.REVIEWED)
+def test_the_suite_is_reviewed_revision_2():
+    assert (RULES.suite.id, RULES.suite.revision, RULES.suite.review_status) == ("articles", 2, ReviewStatus.REVIEWED)
+
+
+def test_every_left_out_or_kept_reference_line_has_a_reason_the_review_knows():
+    """Revision 2 (issue 29): the reference is the source's text minus the review's exclusions, each with
+    its reason; a listed line the review keeps says why."""
+    from lexbench.dataset.importers.reviewed import EXCLUSION_REASONS, KEEP_REASONS
+
+    sources = json.loads((ARTICLES / "sources.json").read_text(encoding="utf-8"))["cases"]
+    reasons = [(case_id, item["reason"]) for case_id, entry in sources.items()
+               for item in ((entry.get("reference") or {}).get("exclude") or [])]
+    keeps = [(case_id, item["reason"]) for case_id, entry in sources.items()
+             for item in ((entry.get("reference") or {}).get("keep") or [])]
+    assert reasons and keeps
+    assert [r for r in reasons if r[1] not in EXCLUSION_REASONS] == [] and [k for k in keeps if k[1] not in KEEP_REASONS] == []
 
 
 def test_every_body_has_at_most_five_regions_with_readable_labels():

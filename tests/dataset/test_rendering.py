@@ -102,26 +102,65 @@ def test_the_verb_proves_the_demo_suite_and_names_an_unknown_case(tmp_path, caps
 
 
 def test_revision_1_s_blind_review_findings_are_refused_on_the_real_captures(tmp_path):
-    """The classes a blind second review found on articles revision 1 (REVIEW.md): a click-open "More" menu,
-    a widget absent from the capture, lines inside display:none."""
+    """The classes a blind second review found on articles revision 1 (REVIEW.md), put back into today's
+    entries: a phrase of a click-open "More" menu, a widget line absent from the capture, a related-link line
+    inside display:none. The proof refuses each on the real capture."""
     from types import SimpleNamespace
 
+    from lexbench.dataset.case import StableGroup
     from lexbench.dataset.compile import read_dataset
     from lexbench.dataset.rendering import prove_suite
     from tests.dataset.articles_evidence import articles_inputs
 
     inputs = articles_inputs(tmp_path)
     dataset, _ = read_dataset(inputs / "dataset.json")
-    wanted = {"forum-142-en-neowin-hello-im-dion": "phrase 'Send News Tip' is never visible: unproven (toggled)",
-              "article-069-en-dailymail-silent-majority-song-israel": "is not in the capture: 'TRENDING'",
-              "article-079-id-kompas-tol-layang-mbz-kendaraan-barang-ditindak":
-                  "is not displayed (hidden: display_none): 'Baca juga:'"}
-    cases = [case for case in dataset.cases if case.id in wanted]
-    suite = SimpleNamespace(id="articles", root=tmp_path, cases=cases, captures={
-        case.id: (inputs / "evidence" / case.capture.path).read_bytes() for case in cases})
+    cases = {case.id: case for case in dataset.cases}
+    neowin = cases["forum-142-en-neowin-hello-im-dion"]
+    menu = StableGroup.model_validate({**neowin.stable_groups[0].model_dump(mode="json"), "id": "more-menu",
+                                       "phrases": ["Send News Tip"], "selector": None})
+    dailymail = cases["article-069-en-dailymail-silent-majority-song-israel"]
+    kompas = cases["article-079-id-kompas-tol-layang-mbz-kendaraan-barang-ditindak"]
+    altered = [
+        neowin.model_copy(update={"stable_groups": [*neowin.stable_groups, menu]}),
+        dailymail.model_copy(update={"reference_text": dailymail.reference_text + "\nTRENDING"}),
+        kompas.model_copy(update={"reference_text": kompas.reference_text
+                                  + "\nBerlaku Tahun Depan, NIK KTP Akan Gantikan Nomor SIM"}),
+    ]
+    wanted = {neowin.id: "phrase 'Send News Tip' is never visible: unproven (toggled)",
+              dailymail.id: "is not in the capture: 'TRENDING'",
+              kompas.id: "is not displayed (hidden: display_none): 'Berlaku Tahun Depan, NIK KTP Akan Gantikan Nomor SIM'"}
+    suite = SimpleNamespace(id="articles", root=tmp_path, cases=altered, captures={
+        case.id: (inputs / "evidence" / case.capture.path).read_bytes() for case in altered})
     found = {proof.case_id: proof.problems for proof, _ in prove_suite(suite)}
     for case_id, message in wanted.items():
         assert any(message in problem for problem in found[case_id]), (case_id, found[case_id])
+
+
+def test_the_articles_proof_refuses_nothing_and_leaves_nothing_to_review(tmp_path, capsys):
+    """Issue 29's bar on the published suite: 0 stable phrases hidden or unproven, 0 outside their location,
+    0 reference lines not displayed or not in the capture, every listed line and comment section decided."""
+    import json
+
+    from lexbench.cli import main
+    from tests.dataset.articles_evidence import articles_inputs
+
+    import shutil
+
+    from lexbench.dataset.suite import CASES_ROOT
+
+    inputs = articles_inputs(tmp_path)  # skips, saying why, without the corpus
+    suite = tmp_path / "suite"  # the committed decisions beside the fetched inputs: its own input directory
+    shutil.copytree(inputs / "evidence", suite / "evidence")
+    for name in ("rules.json", "cohort.json", "sources.json"):
+        shutil.copyfile(CASES_ROOT / "articles" / name, suite / name)
+    shutil.copyfile(inputs / "dataset.json", suite / "dataset.json")
+    report = tmp_path / "proof.json"
+    code = main(["prove-visibility", "--suite", str(suite), "--review", "--json", str(report)])
+    out = capsys.readouterr().out
+    totals = json.loads(report.read_text(encoding="utf-8"))["summary"]
+    assert totals["cases"] == 100
+    assert (totals["problems"], totals["review"]) == ({}, {}), out[-3000:]
+    assert code == 0
 
 
 def test_validate_with_visibility_proves_the_demo_suite(capsys):

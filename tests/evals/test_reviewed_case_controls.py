@@ -50,3 +50,13 @@ def test_a_record_contract_without_selectors_is_refused_by_name():
     case = make_comment_case(comments={**make_comment_case().comments.model_dump(), "html": None})
     with pytest.raises(ValueError, match=f"case {case.id}: its comments contract has no reviewed HTML selectors"):
         own_contract_answer(case, html_page(extra_body=comments_html()))
+
+
+def test_an_xhtml_capture_with_an_encoding_declaration_keeps_its_records():
+    """An XHTML capture starts `<?xml version="1.0" encoding="UTF-8"?>`, which lxml refuses in decoded text
+    (a real articles page, 087, has one): the records are still found and the answer still passes."""
+    case = make_comment_case()
+    xhtml = '<?xml version="1.0" encoding="UTF-8"?>\n' + html_page(extra_body=comments_html())
+    answer = own_contract_answer(case, xhtml)
+    assert "class=\"comment-list\"" in answer.content
+    assert evaluate_response(case, answer).outcome is Outcome.PASS
