@@ -273,20 +273,16 @@ def prove_suite(suite: Any, case_ids: Sequence[str] = ()) -> Iterator[tuple[Case
 
 def _keep_decisions(root: Path) -> dict[str, dict[str, str]]:
     """Per case id, the review's keep decisions in the suite's ``sources.json`` (``{line text: reason}``);
-    none for a suite without one. Raises :class:`~lexbench.errors.EvidenceError` naming the case when a
-    decision is malformed."""
-    from lexbench.dataset.importers.common import PageError
-    from lexbench.dataset.importers.reviewed import kept_lines
-
+    none for a suite without one. The decisions were checked when the evidence was derived
+    (:func:`~lexbench.dataset.importers.reviewed.kept_lines`); here they are only read."""
     path = root / "sources.json"
     if not path.is_file():
         return {}
     out: dict[str, dict[str, str]] = {}
     for case_id, entry in (read_json(path).get("cases") or {}).items():
-        keeps = ((entry or {}).get("reference") or {}).get("keep")
-        if keeps:
-            try:
-                out[case_id] = kept_lines([item.get("text") for item in keeps if isinstance(item, dict)], keeps)
-            except PageError as exc:
-                raise EvidenceError(f"{path}: case {case_id}: {exc}") from None
+        keeps = ((entry or {}).get("reference") or {}).get("keep") or []
+        decided = {item["text"]: item["reason"] for item in keeps
+                   if isinstance(item, dict) and isinstance(item.get("text"), str) and isinstance(item.get("reason"), str)}
+        if decided:
+            out[case_id] = decided
     return out

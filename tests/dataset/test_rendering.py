@@ -103,13 +103,16 @@ def test_the_verb_proves_the_demo_suite_and_names_an_unknown_case(tmp_path, caps
 
 def test_revision_1_s_blind_review_findings_are_refused_on_the_real_captures(tmp_path):
     """The classes a blind second review found on articles revision 1 (REVIEW.md), put back into today's
-    entries: a phrase of a click-open "More" menu, a widget line absent from the capture, a related-link line
-    inside display:none. The proof refuses each on the real capture."""
+    entries: a phrase of a click-open "More" menu, and the source lines the review left out (a widget absent
+    from the capture, related links inside display:none) restored at their places. The proof refuses each
+    on the real capture."""
+    import json
     from types import SimpleNamespace
 
     from lexbench.dataset.case import StableGroup
     from lexbench.dataset.compile import read_dataset
     from lexbench.dataset.rendering import prove_suite
+    from lexbench.dataset.suite import CASES_ROOT
     from tests.dataset.articles_evidence import articles_inputs
 
     inputs = articles_inputs(tmp_path)
@@ -120,15 +123,22 @@ def test_revision_1_s_blind_review_findings_are_refused_on_the_real_captures(tmp
                                        "phrases": ["Send News Tip"], "selector": None})
     dailymail = cases["article-069-en-dailymail-silent-majority-song-israel"]
     kompas = cases["article-079-id-kompas-tol-layang-mbz-kendaraan-barang-ditindak"]
+    sources = json.loads((CASES_ROOT / "articles" / "sources.json").read_text(encoding="utf-8"))["cases"]
+
+    def with_exclusions_put_back(case):  # the reference as the source annotated it, before the review left lines out
+        excluded = {item["line"]: item["text"] for item in sources[case.id]["reference"]["exclude"]}
+        kept = iter(case.reference_text.split("\n"))
+        total = len(excluded) + len(case.reference_text.split("\n"))
+        return "\n".join(excluded[n] if n in excluded else next(kept) for n in range(1, total + 1))
+
     altered = [
         neowin.model_copy(update={"stable_groups": [*neowin.stable_groups, menu]}),
-        dailymail.model_copy(update={"reference_text": dailymail.reference_text + "\nTRENDING"}),
-        kompas.model_copy(update={"reference_text": kompas.reference_text
-                                  + "\nBerlaku Tahun Depan, NIK KTP Akan Gantikan Nomor SIM"}),
+        dailymail.model_copy(update={"reference_text": with_exclusions_put_back(dailymail)}),
+        kompas.model_copy(update={"reference_text": with_exclusions_put_back(kompas)}),
     ]
     wanted = {neowin.id: "phrase 'Send News Tip' is never visible: unproven (toggled)",
               dailymail.id: "is not in the capture: 'TRENDING'",
-              kompas.id: "is not displayed (hidden: display_none): 'Berlaku Tahun Depan, NIK KTP Akan Gantikan Nomor SIM'"}
+              kompas.id: "is not displayed (hidden: display_none): 'Baca juga:'"}
     suite = SimpleNamespace(id="articles", root=tmp_path, cases=altered, captures={
         case.id: (inputs / "evidence" / case.capture.path).read_bytes() for case in altered})
     found = {proof.case_id: proof.problems for proof, _ in prove_suite(suite)}
