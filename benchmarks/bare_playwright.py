@@ -7,7 +7,7 @@ suite's archives: the pages must be served), then ``--workers`` asyncio tasks th
 and for each one open Chromium (the same binary), go to the page, wait for its load event and for its DOM
 completion as lexbench hands it to ``chromium-cdp`` (selector count, in the declared iframe; delay), and
 read ``page.content()``. ``per-page`` starts a fresh browser for each page, as ``chromium-cdp`` does (a
-fresh profile each time); ``per-worker`` keeps one browser per worker and opens a new page per case.
+fresh profile each time); ``per-worker`` keeps one browser per worker and opens a new context per case.
 Prints one JSON line: ``{"pages", "seconds", "failed", "browser", "workers", "page_seconds"}``; ``seconds``
 from the first page started to the last finished (the process's own start is timed by the caller),
 ``page_seconds`` each page's, browser start and close included.
@@ -19,7 +19,6 @@ import argparse
 import asyncio
 import json
 import sys
-import tempfile
 import time
 
 COUNT = "([selector, count]) => document.querySelectorAll(selector).length >= count"
@@ -44,9 +43,8 @@ async def main_async(args: argparse.Namespace) -> dict:
     page_seconds: list[float] = []
     async with async_playwright() as playwright:
         async def launch():  # type: ignore[no-untyped-def]
-            profile = tempfile.mkdtemp(prefix="bare-playwright-")
-            return await playwright.chromium.launch_persistent_context(profile, executable_path=args.binary,
-                                                                       headless=True, args=FLAGS)
+            # Playwright's own launch: a temporary profile it removes on close, as a bare script gets.
+            return await playwright.chromium.launch(executable_path=args.binary, headless=True, args=FLAGS)
 
         async def worker() -> None:
             shared = await launch() if args.browser == "per-worker" else None
@@ -79,8 +77,9 @@ async def main_async(args: argparse.Namespace) -> dict:
             "workers": args.workers, "page_seconds": page_seconds}
 
 
-async def _page(context, url: str, completion) -> str:  # type: ignore[no-untyped-def]
-    # A persistent context is the browser's one context: a new page in it per case.
+async def _page(browser, url: str, completion) -> str:  # type: ignore[no-untyped-def]
+    # A new context per case (a fresh profile per page in per-page mode: a fresh browser).
+    context = await browser.new_context()
     page = await context.new_page()
     try:
         await page.goto(url, wait_until="load", timeout=30_000)
@@ -94,7 +93,7 @@ async def _page(context, url: str, completion) -> str:  # type: ignore[no-untype
                 await page.wait_for_timeout(completion.delay_ms)
         return await page.content()
     finally:
-        await page.close()
+        await context.close()
 
 
 def main(argv: list[str] | None = None) -> int:
