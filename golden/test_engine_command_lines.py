@@ -14,7 +14,8 @@ import pytest
 from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 
 from lexbench.errors import ConfigError
-from lexbench.providers.engines import ENGINES, ROUTE_CONTRACTS, Completion, cdp_steps, command_line
+from lexbench.dataset.case import Delivery
+from lexbench.providers.engines import ENGINES, ROUTE_CONTRACTS, Completion, cdp_steps, command_line, select_route
 from lexbench.providers.thirdparty import WORKERS, Crawl4ai
 
 COMPLETIONS = {
@@ -96,4 +97,26 @@ def test_worker_command_lines(golden):
                 argv = provider.worker_argv("ws://127.0.0.1:PORT/devtools/browser/ID", URL)
                 argv[1] = "providers/workers/crawl4ai/worker.py"  # the checkout's absolute path varies
                 lines.append(_line(worker=name, completion=setting, browser_argv=browser, argv=argv))
+    assert "\n".join(lines) + "\n" == golden
+
+
+def test_delivery_routes(golden):
+    """Every engine × non-text delivery × completion: the route the task selects and what then runs (the
+    browser's argv and, over CDP, the page steps), or the refusal before any call (SPEC §2)."""
+    lines = []
+    for name in sorted(ENGINES):
+        eng = ENGINES[name]
+        for delivery in (Delivery.FILE, Delivery.RESOURCES):
+            for setting in ("load", "network-idle", "selector-count", "timeout-8000ms"):
+                completion = COMPLETIONS[setting]
+                try:
+                    route = select_route("headless_html", completion, delivery, eng=eng)
+                    argv = command_line(eng, route="headless_html", completion=completion, binary=BINARIES[eng.driver],
+                                        url=URL, proxy=PROXY, profile=PROFILE, replay_host="127.0.0.1", worker=WORKER)
+                except ConfigError as exc:
+                    lines.append(_line(engine=name, delivery=delivery.value, completion=setting, refused=str(exc)))
+                    continue
+                steps = cdp_steps(eng, completion, route=route)
+                lines.append(_line(engine=name, delivery=delivery.value, completion=setting, route=route, argv=argv,
+                                   **({"cdp_steps": steps} if steps else {})))
     assert "\n".join(lines) + "\n" == golden

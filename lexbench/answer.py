@@ -20,6 +20,9 @@ The stable error classes (:class:`ErrorType`) and the verdict class each one lea
       replay_unreachable    a hosted service cannot reach the loopback replay server (replay mode)
       not_public_url        --live, but the case's URL is not a public page (a reserved name such as
                             .example, a private address): the provider was not called
+      unsupported_delivery  the provider has no route for the case's delivery (``file``, ``resources``),
+                            or its configured DOM completion rules out direct file delivery: refused
+                            before any call, never a fail (SPEC §2)
     fail — the method was tried and did not deliver
       timeout               no complete answer within the per-call deadline (late answers included)
       connect / dns / tls   the connection could not be made
@@ -108,6 +111,7 @@ class ErrorType(StrEnum):
     NOT_PUBLIC_URL = "not_public_url"
     UNSUPPORTED_CONTENT = "unsupported_content"
     UNSUPPORTED = "unsupported"
+    UNSUPPORTED_DELIVERY = "unsupported_delivery"
 
 
 class Resolution(BaseModel):
@@ -208,7 +212,10 @@ class ProviderResult(BaseModel):
     """The normalised result of ``Provider.fetch`` (SPEC §5).
 
     ``content`` is kept even for failed calls (an error page, an API error body) unless the answer came
-    late. ``latency_s`` is the final attempt's wall time in seconds, stopped after the response and its
+    late. The two non-text deliveries (SPEC §2) answer beside it: ``file`` holds the document's bytes (a
+    ``file`` case; never written to a run row, whose ``file`` component records their sha256 and size), and
+    ``resources`` the resource URLs the provider found, absolute or relative to ``final_url`` (a
+    ``resources`` case; ``content`` then lists them one per line). ``latency_s`` is the final attempt's wall time in seconds, stopped after the response and its
     required decoding; ``attempts`` lists every physical call including the final one (filled in by
     :func:`lexbench.providers.policy.call_provider`).
     """
@@ -225,8 +232,10 @@ class ProviderResult(BaseModel):
     metadata: ResultMetadata = Field(default_factory=ResultMetadata)
     latency_s: float = Field(default=0.0, ge=0)
     attempts: list[Attempt] = Field(default_factory=list)
+    file: bytes | None = Field(default=None, exclude=True, repr=False)
+    resources: list[str] | None = Field(default=None, exclude_if=lambda value: value is None)
 
-    @field_validator("content", "final_url", "title", "error_message")
+    @field_validator("content", "final_url", "title", "error_message", "resources")
     @classmethod
     def _writable_text(cls, value: Any) -> Any:
         # Answers are untrusted text: keep them writable as UTF-8 (see writable_text).
@@ -254,6 +263,8 @@ _SETUP_ADVICE = {
     "infrastructure": "a harness component failed (replay server, local preflight); fix the setup and rerun",
     "replay_unreachable": "a hosted service cannot reach the local replay server; run it with --live or --replay-public-url",
     "not_public_url": "the case's URL is not a public page, so --live cannot fetch it; score it without --live (replay)",
+    "unsupported_delivery": "unsupported delivery: the provider has no route for this case's delivery, so it was "
+                            "not called and is not scored on the case",
 }
 # The fetch service's own HTTP status → the setup problem it means.
 _SETUP_API_STATUS = {401: "auth", 403: "auth", 402: "quota", 429: "rate_limited"}
@@ -301,12 +312,13 @@ def assess_call(result: ProviderResult) -> CallAssessment:
     """Classify one provider call (SPEC §3.1). Pure; never raises.
 
     In order: an operator setup problem (error type auth/quota/rate_limited/missing_credentials/
-    infrastructure/replay_unreachable/not_public_url, or service API status 401/403/402/429 unless the adapter called it a
+    infrastructure/replay_unreachable/not_public_url/unsupported_delivery, or service API status 401/403/402/429 unless the adapter called it a
     ``service_error``) → ``UNRESOLVABLE``; a known non-2xx
     ``metadata.upstream_status`` → ``FAIL`` ``upstream_status`` (the content is kept for diagnostics);
     any other error type or ``success=False`` → ``FAIL`` with that error type; a non-2xx service API
     status → ``FAIL`` (``service_error`` for 5xx, else ``api_status``); empty or whitespace-only
-    content → ``FAIL`` ``empty_content``; otherwise ok.
+    content (for a file answer: zero bytes; a resource list, even an empty one, is content) → ``FAIL``
+    ``empty_content``; otherwise ok.
     """
     meta = result.metadata
     error = result.error_type.value if result.error_type is not None else None
@@ -319,7 +331,9 @@ def assess_call(result: ProviderResult) -> CallAssessment:
             ok=False,
             outcome=Outcome.UNRESOLVABLE,
             failure_class=setup,
-            message=f"{setup}{api}: {_SETUP_ADVICE[setup]}{_detail(result)}",
+            # "unsupported delivery: ..." names itself; the others open with their class
+            message=(f"{_SETUP_ADVICE[setup]}{_detail(result)}" if setup == "unsupported_delivery"
+                     else f"{setup}{api}: {_SETUP_ADVICE[setup]}{_detail(result)}"),
         )
     upstream = meta.upstream_status
     if upstream is not None and not 200 <= upstream < 300:
@@ -335,6 +349,12 @@ def assess_call(result: ProviderResult) -> CallAssessment:
     if api_status is not None and not 200 <= api_status < 300:
         failure = ErrorType.SERVICE_ERROR.value if api_status >= 500 else ErrorType.API_STATUS.value
         return _fail(failure, f"the service API answered {api_status} although the call reported success")
+    if result.file is not None:  # a file answer is its bytes: the content is not the document
+        if not result.file:
+            return _fail(ErrorType.EMPTY_CONTENT.value, "the call succeeded but returned an empty file (0 bytes)")
+        return CallAssessment(ok=True, outcome=Outcome.PASS, failure_class=None, message="call ok")
+    if result.resources is not None:  # a resource list, even an empty one, is an answer: its recall judges it
+        return CallAssessment(ok=True, outcome=Outcome.PASS, failure_class=None, message="call ok")
     if not result.content or result.content.isspace():  # strip() would copy the whole answer
         return _fail(ErrorType.EMPTY_CONTENT.value, "the call succeeded but returned no content (empty or whitespace only)")
     return CallAssessment(ok=True, outcome=Outcome.PASS, failure_class=None, message="call ok")

@@ -28,6 +28,10 @@ class Component(StrEnum):
     COMMENTS = "comments"
     POSTS = "posts"
     ANCHORS = "anchors"
+    FILE = "file"
+    """A ``file`` case: the answered bytes' sha256 against the file contract (SPEC §2)."""
+    RESOURCES = "resources"
+    """A ``resources`` case: recall of the contract's owned URLs against its floor (SPEC §2)."""
     SCORER = "scorer"
     """Not a contract: scoring itself met its time or memory budget (lexbench.scoring.budget)."""
 

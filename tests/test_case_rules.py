@@ -35,7 +35,12 @@ def recompile(root):
          "stable_groups.0.basis: Value error, an empty basis override is invalid: omit the field to use "
          "stable_text_review_defaults"),
         (lambda c: c["stable_text_review_defaults"].update(observed=" "), "an empty observed override is invalid"),
-        (lambda c: c.update(delivery="file"), "delivery 'file' is reserved"),
+        (lambda c: c.update(delivery="file"), "delivery 'file' needs a file contract"),
+        (lambda c: c.update(delivery="resources"), "delivery 'resources' needs a resources contract"),
+        (lambda c: c.update(file={"sha256": "a" * 64, "size": 3, "media_type": "text/csv"}),
+         "a file contract belongs to 'file' delivery, not 'text'"),
+        (lambda c: c.update(delivery="file", file={"sha256": "a" * 64, "size": 3, "media_type": "text/csv"}),
+         "a 'file' case is judged by its file contract alone: drop body, stable_groups, page_identity"),
         (lambda c: c.update(page_identity=["Tidal (turbines"]), "does not compile"),
         (lambda c: c["body"]["reference_scope"].update(end=""), "reference_scope.end"),
         (lambda c: c.update(stable_text_review_defaults={}), "stable_text_review_defaults is empty"),

@@ -92,7 +92,7 @@ def check_controls(pytester, suite: Path, needs_javascript: set[str], cases: lis
         if case in needs_javascript:
             failed = {c["name"] for c in shell["components"] if c["passed"] is False}
             # its body, its records, or (a home page's changing headlines) its named-link floors
-            assert shell["outcome"] == "fail" and failed & {"regions", "ending", "comments", "posts", "anchors"}, \
+            assert shell["outcome"] == "fail" and failed & {"regions", "ending", "comments", "posts", "anchors", "resources"}, \
                 shell["explanation"]
     return rows
 

@@ -48,3 +48,23 @@ def test_a_run_without_dynamic_cases_has_none_of_it():
     assert "browser" not in build_report(plain, MANIFEST)
     assert "Needs JavaScript" not in render_markdown(plain, MANIFEST)
     assert "unrecorded-requests" not in render_html(plain, MANIFEST)
+
+
+def test_the_deliveries_table_counts_file_and_resources_cases_and_unsupported_ones():
+    rows = [row("a", "f1", P, delivery="file"), row("a", "r1", F, delivery="resources"),
+            row("a", "r2", P, delivery="resources"), row("a", "t1", P),
+            row("b", "f1", Outcome.UNRESOLVABLE, delivery="file").model_copy(update={"failure_class": "unsupported_delivery"}),
+            row("b", "r1", P, delivery="resources")]
+    deliveries = build_report(rows, MANIFEST)["browser"]["deliveries"]
+    assert sorted(deliveries, key=lambda e: e["provider"]) == [  # in leaderboard order: b ranks first
+        {"provider": "a", "file": {"pass": 1, "scored": 1, "pass_rate": 1.0},
+         "resources": {"pass": 1, "scored": 2, "pass_rate": 0.5}, "unsupported": 0},
+        {"provider": "b", "file": {"pass": 0, "scored": 0, "pass_rate": None},
+         "resources": {"pass": 1, "scored": 1, "pass_rate": 1.0}, "unsupported": 1}]
+    markdown = render_markdown(rows, MANIFEST)
+    assert "## Deliveries" in markdown and "| a | 100.0 % (1/1) | 50.0 % (1/2) | 0 |" in markdown
+    assert "| b | – | 100.0 % (1/1) | 1 |" in markdown
+    page = lxml.html.document_fromstring(render_html(rows, MANIFEST))
+    cells = [td.text_content() for td in page.xpath('//h2[@id="deliveries"]/following::table[1]//td')]
+    assert ["a", "100.0 % (1/1)", "50.0 % (1/2)", "0"] in [cells[i:i + 4] for i in range(0, len(cells), 4)]
+    assert "deliveries" not in build_report([row("a", "t1", P, needs_javascript=True)], MANIFEST)["browser"]

@@ -31,10 +31,11 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+from lexbench.dataset.case import Delivery
 from lexbench.dataset.bindings import DATASET_NAME, SOURCE_INPUTS_NAME
 from lexbench.dataset.compile import compile_articles, dump_json, load_rules, sha256_bytes, write_new
 from lexbench.dataset.evidence import Fetched, _publish_dir, _write_marker, previous_evidence
-from lexbench.dataset.recorder import Recording, RecorderError, record_page
+from lexbench.dataset.recorder import Recording, RecorderError, record_document, record_page
 from lexbench.errors import EvidenceError
 from lexbench.jsonfile import InvalidJson, read_json
 
@@ -147,9 +148,12 @@ def record_suite(suite_root: Path, work: Path) -> dict[str, Recording]:
         if not rule.capture.is_archive:
             raise EvidenceError(f"case {rule.id}: a built-site case's capture must be a web archive "
                                 f"(.warc.gz), not {rule.capture.path}")
-        if not (out / page / "index.html").is_file():
-            raise EvidenceError(f"case {rule.id}: the build wrote no {page}/index.html")
         try:
+            if rule.delivery is Delivery.FILE:  # the document itself is the page: no browser, no completion
+                recordings[rule.id] = record_document(out / page, recorded=recorded)
+                continue
+            if not (out / page / "index.html").is_file():
+                raise EvidenceError(f"case {rule.id}: the build wrote no {page}/index.html")
             recordings[rule.id] = record_page(out / page, recorded=recorded, completion=rule.dom_completion)
         except RecorderError as exc:
             raise EvidenceError(f"case {rule.id}: {exc}") from None
@@ -180,7 +184,8 @@ def fetch_built_evidence(suite_root: Path, *, into: Path) -> Fetched:
                     f"{rule.capture.sha256} for {rule.capture.path}: the page or its first load changed; refused "
                     f"(records: {', '.join(r.path or '(page)' for r in recording.records)})")
             write_new(evidence / rule.capture.path, recording.archive)
-            write_new(evidence / "rendered" / f"{rule.id}.html", recording.rendered_html.encode("utf-8"))
+            if rule.delivery is not Delivery.FILE:  # a document has no rendered first load
+                write_new(evidence / "rendered" / f"{rule.id}.html", recording.rendered_html.encode("utf-8"))
             if rule.body is not None:
                 committed = committed_evidence(suite_root, rule.body.reference.path)
                 if committed is None:

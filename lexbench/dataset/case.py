@@ -18,10 +18,12 @@ Why one module of this size: it is the case model (SPEC §2) — a case and its 
 from __future__ import annotations
 
 import hashlib
+import math
 import re
 import warnings
 from datetime import date
 from enum import StrEnum
+from fractions import Fraction
 from typing import Annotated, ClassVar, Literal
 
 import regex
@@ -70,7 +72,9 @@ class CaseKind(StrEnum):
 
 
 class Delivery(StrEnum):
-    """How the answer is delivered. Only ``text`` is supported; the others are reserved (SPEC §2)."""
+    """How the answer is delivered (SPEC §2): ``text`` (readable content), ``file`` (the document's bytes,
+    judged by the case's :class:`FileContract`) or ``resources`` (the page's owned resource URLs after DOM
+    completion, judged by its :class:`ResourcesContract`)."""
 
     TEXT = "text"
     FILE = "file"
@@ -539,6 +543,60 @@ class Probes(Model):
     without: list[NonEmpty] = Field(default_factory=list)
 
 
+# --- delivery contracts (SPEC §2: file and resources deliveries) --------------------------------------
+
+
+class FileContract(Model):
+    """What a ``file`` case's answer must be (SPEC §2): the document's bytes, bound by ``sha256`` (lowercase
+    hex of the bytes), ``size`` (bytes, ≥ 1) and ``media_type`` (the type the document is served with, e.g.
+    ``application/pdf``; reported beside the verdict, never scored: the bytes decide). Compilation checks all
+    three against the capture's page record (:func:`lexbench.dataset.compile.compile_case`)."""
+
+    sha256: Sha256
+    size: int = Field(ge=1)
+    media_type: Annotated[str, StringConstraints(pattern=r"^[a-z0-9.+-]+/[a-z0-9.+-]+$")]
+    """``type/subtype`` in lowercase, without parameters (``text/csv``, not ``text/csv; charset=utf-8``)."""
+
+
+_SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
+
+
+class ResourcesContract(Model):
+    """What a ``resources`` case's answer must hold (SPEC §2): the page's **owned** resource URLs present
+    after DOM completion — the targets of ``a[href]`` (documents) and ``img[src]`` (images) on the page's
+    own origin — each written relative to the page (``papers/agenda.pdf``, ``images/quay.svg?v=2``).
+
+    The answer passes when its recall of ``urls`` reaches ``recall_floor`` (0 < floor ≤ 1): the share of
+    contract URLs found among the answer's URLs, each resolved against the page URL and expressed relative
+    to it (:mod:`lexbench.scoring.deliveries`). URLs are unique; ``observed`` and ``evidence`` record the
+    review (where the links were seen after DOM completion, how they were counted)."""
+
+    urls: list[NonEmpty] = Field(min_length=1)
+    recall_floor: float = Field(gt=0, le=1)
+    observed: date
+    evidence: NonEmpty
+
+    @field_validator("urls")
+    @classmethod
+    def _under_the_page(cls, urls: list[str]) -> list[str]:
+        for url in urls:
+            if _SCHEME.match(url) or url.startswith("/") or "#" in url or any(c.isspace() for c in url):
+                raise ValueError(f"resource URL {url!r} must be written relative to the page: no scheme or origin, "
+                                 "no leading '/', no fragment, no whitespace (e.g. 'papers/agenda.pdf')")
+            if ".." in url.split("?", 1)[0].split("/"):
+                raise ValueError(f"resource URL {url!r} leaves the page's directory ('..'): owned resources are "
+                                 "addressed under the page, so that replay serves them under the case's prefix")
+        duplicates = sorted({url for url in urls if urls.count(url) > 1})
+        if duplicates:
+            raise ValueError(f"resource URLs must be unique; repeated: {', '.join(duplicates)}")
+        return urls
+
+    @property
+    def minimum(self) -> int:
+        """The fewest contract URLs an answer must hold to pass: ``ceil(floor × len(urls))``."""
+        return math.ceil(Fraction(str(self.recall_floor)) * len(self.urls))
+
+
 class RetrievalMode(StrEnum):
     """How a case's page is retrieved (SPEC §2): ``static`` (its HTML holds the content) or ``dynamic``
     (a browser builds it: scripts, XHR, frames)."""
@@ -617,13 +675,35 @@ class CaseRule(Model):
     """Reviewed snippet probes of the source (trafilatura-eval): a diagnostic, not a contract."""
     retrieval: Retrieval | None = Field(default=None, exclude_if=lambda value: value is None)
     """Retrieval mode and DOM completion (SPEC §2); absent = static, no completion."""
+    file: FileContract | None = Field(default=None, exclude_if=lambda value: value is None)
+    """The file contract of a ``file`` case (and only of one)."""
+    resources: ResourcesContract | None = Field(default=None, exclude_if=lambda value: value is None)
+    """The resources contract of a ``resources`` case (and only of one)."""
 
-    @field_validator("delivery")
-    @classmethod
-    def _text_only(cls, value: Delivery) -> Delivery:
-        if value is not Delivery.TEXT:
-            raise ValueError(f"delivery {value.value!r} is reserved and not supported yet; use 'text'")
-        return value
+    @model_validator(mode="after")
+    def _delivery_has_its_contract(self) -> CaseRule:
+        for delivery, field in ((Delivery.FILE, "file"), (Delivery.RESOURCES, "resources")):
+            present = getattr(self, field) is not None
+            if self.delivery is delivery and not present:
+                raise ValueError(f"delivery {delivery.value!r} needs a {field} contract (SPEC §2)")
+            if present and self.delivery is not delivery:
+                raise ValueError(f"a {field} contract belongs to {delivery.value!r} delivery, not "
+                                 f"{self.delivery.value!r}: set delivery to {delivery.value!r} or drop {field}")
+        if self.delivery is Delivery.TEXT:
+            return self
+        text_only = [name for name in ("body", "comments", "posts", "anchors") if getattr(self, name) is not None]
+        text_only += [name for name in ("stable_groups", "page_identity") if getattr(self, name)]
+        if text_only:
+            raise ValueError(f"a {self.delivery.value!r} case is judged by its {self.delivery.value} contract alone: "
+                             f"drop {', '.join(text_only)} (text contracts belong to 'text' delivery)")
+        if self.kind is not CaseKind.SITE_LABELS:
+            raise ValueError(f"a {self.delivery.value!r} case has kind 'site_labels' (it carries no body or "
+                             f"records), not {self.kind.value!r}")
+        if self.delivery is Delivery.FILE and self.retrieval is not None and (
+                self.retrieval.mode is RetrievalMode.DYNAMIC or self.retrieval.dom_completion is not None):
+            raise ValueError("direct file delivery returns the response bytes and cannot claim a rendered-page "
+                             "condition: a 'file' case is retrieved 'static', without dom_completion")
+        return self
 
     @field_validator("page_identity")
     @classmethod

@@ -15,7 +15,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from lexbench.dataset.archive import read_archive
-from lexbench.dataset.case import MIN_ENDING_FRAGMENTS, Case, CaseRule, Dataset, ReferenceBinding, ReviewStatus, Rules
+from lexbench.dataset.case import MIN_ENDING_FRAGMENTS, Case, CaseRule, Dataset, FileContract, ReferenceBinding, ReviewStatus, Rules
 from lexbench.dataset.cohort import Cohort, check_inventory, load_cohort
 from lexbench.errors import EvidenceError, RulesError
 from lexbench.jsonfile import InvalidJson, decode_json, read_json, read_regular_file, validation_problem
@@ -97,8 +97,12 @@ def compile_case(rule: CaseRule, evidence_home: Path, *, reviewed: bool = False)
     :class:`RulesError`.
     """
     capture = read_evidence(evidence_home, rule.capture.path, rule.capture.sha256, case_id=rule.id)
+    page, served_as = capture, rule.capture.content_type
     if rule.capture.is_archive:
-        read_archive(capture, source=f"case {rule.id}: capture {evidence_home / rule.capture.path}")
+        archive = read_archive(capture, source=f"case {rule.id}: capture {evidence_home / rule.capture.path}")
+        page, served_as = archive.page.body, archive.page.content_type
+    if rule.file is not None:
+        check_file_binding(rule.id, rule.file, page, served_as, where=str(evidence_home / rule.capture.path))
     reference_text = None
     if rule.body is not None:
         binding = rule.body.reference
@@ -121,6 +125,18 @@ def compile_case(rule: CaseRule, evidence_home: Path, *, reviewed: bool = False)
         return Case(**rule.model_dump(), reference_text=reference_text)
     except ValidationError as exc:
         raise RulesError(describe_validation_error(exc, case_id=rule.id)) from None
+
+
+def check_file_binding(case_id: str, contract: FileContract, data: bytes, content_type: str, *, where: str) -> None:
+    """Check a ``file`` case's contract against the document its capture serves as the page (SPEC §2): the
+    ``sha256`` and ``size`` of its bytes and its media type (``content_type`` without parameters).
+    Raises :class:`EvidenceError` naming the case, the field and both values."""
+    actual = {"sha256": sha256_bytes(data), "size": len(data),
+              "media_type": content_type.split(";", 1)[0].strip().lower()}
+    for name, value in actual.items():
+        if getattr(contract, name) != value:
+            raise EvidenceError(f"case {case_id}: file.{name} is {getattr(contract, name)!r} but the page its capture "
+                                f"serves ({where}) has {value!r}: rebind the file contract to the recorded document")
 
 
 def check_segmentation(rule: CaseRule, reference_text: str, *, reviewed: bool = False) -> None:

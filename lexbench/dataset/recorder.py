@@ -156,6 +156,23 @@ def record_page(page_dir: Path, *, recorded: date, completion: DomCompletion | N
                      archive=write_archive(records, recorded=recorded, unreachable=listed))
 
 
+def record_document(page_dir: Path, *, recorded: date) -> Recording:
+    """Record a ``file`` case's directory (SPEC §2): its one document, served as the page itself (path
+    ``""``, status 200, the :data:`CONTENT_TYPES` type of its extension), with no browser: a file delivery
+    returns response bytes and claims no rendered-page condition. Raises :class:`RecorderError` when the
+    directory does not hold exactly one file."""
+    files = sorted(p for p in page_dir.iterdir() if p.is_file()) if page_dir.is_dir() else []
+    if len(files) != 1 or any(p.is_dir() for p in page_dir.iterdir()):
+        raise RecorderError(f"{page_dir}: a file case's directory holds exactly one document, found "
+                            f"{', '.join(p.name for p in page_dir.iterdir()) if page_dir.is_dir() else 'no directory'}")
+        # (a page's directory with index.html is recorded by record_page)
+    document = files[0]
+    content_type = CONTENT_TYPES.get(document.suffix.lower(), "application/octet-stream")
+    record = ArchiveRecord(path="", status=200, headers=(("Content-Type", content_type),), body=document.read_bytes())
+    return Recording(records=(record,), unreachable=(), rendered_html="",
+                     archive=write_archive((record,), recorded=recorded))
+
+
 def _relative(headers: tuple[tuple[str, str], ...], origin: str) -> tuple[tuple[str, str], ...]:
     # A redirect to the recording server itself is kept as a page-relative location (the port changes).
     return tuple((k, "/" + v[len(origin):].lstrip("/") if k == "Location" and v.startswith(origin) else v)

@@ -10,6 +10,7 @@ node with the page's computed styles. :func:`render_captures` renders many captu
 from __future__ import annotations
 
 import shutil
+from pathlib import Path
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -19,6 +20,7 @@ from lexbench.dataset.visibility import (COMMENT_SECTION, CONVENTION_CLASSES, ME
                                          CaseProof, Rendering, TextRun, check_case, group_selectors,
                                          marker_pattern)
 from lexbench.errors import EvidenceError
+from lexbench.jsonfile import read_json
 
 CHROMIUM = "/usr/bin/chromium"
 VIEWPORT = {"width": 1280, "height": 900}
@@ -263,6 +265,28 @@ def prove_suite(suite: Any, case_ids: Sequence[str] = ()) -> Iterator[tuple[Case
     chosen = [cases[case_id] for case_id in case_ids] if case_ids else list(suite.cases)
     captures = [Capture(case.id, suite.captures[case.id], case.capture.content_type, group_selectors(case))
                 for case in chosen]
+    keeps = _keep_decisions(suite.root)
     for capture, rendering in render_captures(captures):
         case = cases[capture.case_id]
-        yield check_case(case, rendering, case.reference_text), rendering
+        yield check_case(case, rendering, case.reference_text, keeps.get(case.id)), rendering
+
+
+def _keep_decisions(root: Path) -> dict[str, dict[str, str]]:
+    """Per case id, the review's keep decisions in the suite's ``sources.json`` (``{line text: reason}``);
+    none for a suite without one. Raises :class:`~lexbench.errors.EvidenceError` naming the case when a
+    decision is malformed."""
+    from lexbench.dataset.importers.common import PageError
+    from lexbench.dataset.importers.reviewed import kept_lines
+
+    path = root / "sources.json"
+    if not path.is_file():
+        return {}
+    out: dict[str, dict[str, str]] = {}
+    for case_id, entry in (read_json(path).get("cases") or {}).items():
+        keeps = ((entry or {}).get("reference") or {}).get("keep")
+        if keeps:
+            try:
+                out[case_id] = kept_lines([item.get("text") for item in keeps if isinstance(item, dict)], keeps)
+            except PageError as exc:
+                raise EvidenceError(f"{path}: case {case_id}: {exc}") from None
+    return out

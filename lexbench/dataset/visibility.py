@@ -20,7 +20,7 @@ This module is pure: the rules (:data:`HIDING_RULES`, the marker table :data:`ME
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -206,10 +206,13 @@ class CaseProof:
     problems: list[str] = field(default_factory=list)
     review: list[str] = field(default_factory=list)
     counts: dict[str, int] = field(default_factory=dict)
+    decided: list[str] = field(default_factory=list)
+    """Listed items the review has decided: a line kept with its reason, a comment section reviewed."""
 
     def as_json(self) -> dict[str, Any]:
-        """``{"case", "problems", "review", "counts"}`` for ``prove-visibility --json``."""
-        return {"case": self.case_id, "problems": self.problems, "review": self.review, "counts": self.counts}
+        """``{"case", "problems", "review", "decided", "counts"}`` for ``prove-visibility --json``."""
+        return {"case": self.case_id, "problems": self.problems, "review": self.review, "decided": self.decided,
+                "counts": self.counts}
 
 
 def group_selectors(rule: Any) -> list[str]:
@@ -229,11 +232,19 @@ LINE_FOUND = 0.8
 contract's own tolerance): source annotations differ from the capture by spacing and punctuation."""
 
 
-def check_case(rule: Any, rendering: Rendering, reference: str | None) -> CaseProof:
+NO_DISPLAYED_COMMENTS = "comment_section_without_displayed_comments"
+"""The rules flag by which a review decides a listed comment section shows no comment to contract (an empty
+box, a form, comments loaded only by a script): the section is then decided, not to review."""
+
+
+def check_case(rule: Any, rendering: Rendering, reference: str | None,
+               kept: Mapping[str, str] | None = None) -> CaseProof:
     """Check one case's rules against its rendered capture (SPEC §4).
 
-    ``rule`` is a :class:`~lexbench.dataset.case.CaseRule` (stable groups, comments); ``reference`` the
-    reference body text (lines) or ``None``. Returns a :class:`CaseProof`; raises nothing.
+    ``rule`` is a :class:`~lexbench.dataset.case.CaseRule` (stable groups, comments, flags); ``reference``
+    the reference body text (lines) or ``None``; ``kept`` the review's keep decisions ``{line text: reason}``
+    (``sources.json`` ``keep``): a listed line it names is decided, not to review. Returns a
+    :class:`CaseProof`; raises nothing.
     """
     proof = CaseProof(rule.id, counts=rendering.counts())
     index = TextIndex(rendering.runs)
@@ -257,14 +268,18 @@ def check_case(rule: Any, rendering: Rendering, reference: str | None) -> CasePr
             if where is not None and not any(all(where in run.inside for run in index.covered(span)) for span in shown):
                 proof.problems.append(f"group {group.id!r}: phrase {phrase!r} is not inside its location {selector!r}")
     if reference is not None:
-        _check_reference(reference, index, proof)
+        _check_reference(reference, index, proof, kept or {})
     if rendering.comment_section and rule.kind == "fixed_article" and getattr(rule, "comments", None) is None:
+        if any(flag.split(":")[0] == NO_DISPLAYED_COMMENTS for flag in rule.flags):
+            proof.decided.append(f"comments: the section ({rendering.comment_section}) was reviewed: "
+                                 f"{NO_DISPLAYED_COMMENTS}")
+            return proof
         proof.review.append(f"comments: the capture shows a comment section ({rendering.comment_section}) and the "
                             "case has no comment contract")
     return proof
 
 
-def _check_reference(reference: str, index: TextIndex, proof: CaseProof) -> None:
+def _check_reference(reference: str, index: TextIndex, proof: CaseProof, kept: Mapping[str, str]) -> None:
     # Lines are read in order: each is located at its first occurrence after the previous line's, so a
     # short line ("Baca juga:") is judged where the article has it, not wherever the page repeats it.
     cursor = 0
@@ -291,7 +306,11 @@ def _check_reference(reference: str, index: TextIndex, proof: CaseProof) -> None
                 proof.problems.append(f"reference line {number} is not in the capture: {_quote(line)}")
                 continue
         for marker in sorted(markers):
-            proof.review.append(f"reference line {number} sits in a {marker} element: {_quote(line)}")
+            message = f"reference line {number} sits in a {marker} element: {_quote(line)}"
+            if line in kept:
+                proof.decided.append(f"{message}; kept ({kept[line]})")
+            else:
+                proof.review.append(message)
 
 
 def _quote(line: str, limit: int = 90) -> str:
@@ -300,8 +319,8 @@ def _quote(line: str, limit: int = 90) -> str:
 
 
 def summary(proofs: Sequence[CaseProof]) -> dict[str, Any]:
-    """Totals over cases: cases, runs per state, problems and review items by kind (the first words of
-    each message up to the colon), for the verb's last lines and ``--json``."""
+    """Totals over cases: cases, runs per state, problems, review items and decided items by kind (the
+    first words of each message up to the colon), for the verb's last lines and ``--json``."""
     kinds: dict[str, int] = {}
     for proof in proofs:
         for problem in proof.problems:
@@ -312,12 +331,17 @@ def summary(proofs: Sequence[CaseProof]) -> dict[str, Any]:
         for item in proof.review:
             kind = _kind(item)
             review[kind] = review.get(kind, 0) + 1
+    decided: dict[str, int] = {}
+    for proof in proofs:
+        for item in proof.decided:
+            kind = _kind(item)
+            decided[kind] = decided.get(kind, 0) + 1
     runs = {"visible": 0, "hidden": 0, "unproven": 0}
     for proof in proofs:
         for state, n in proof.counts.items():
             runs[state] += n
     return {"cases": len(proofs), "runs": runs, "problems": dict(sorted(kinds.items())),
-            "review": dict(sorted(review.items())),
+            "review": dict(sorted(review.items())), "decided": dict(sorted(decided.items())),
             "cases_with_problems": sum(1 for p in proofs if p.problems)}
 
 

@@ -34,12 +34,15 @@ def _prove_visibility(args: argparse.Namespace) -> int:
         proofs.append(proof)
         counts = proof.counts
         print(f"{proof.case_id}: {counts['visible']} visible, {counts['hidden']} hidden, {counts['unproven']} unproven "
-              f"text runs; {len(proof.problems)} refused, {len(proof.review)} to review", flush=True)
+              f"text runs; {len(proof.problems)} refused, {len(proof.review)} to review, {len(proof.decided)} decided",
+              flush=True)
         for problem in proof.problems:
             print(f"  refused: {problem}")
         if args.review:
             for item in proof.review:
                 print(f"  review: {item}")
+            for item in proof.decided:
+                print(f"  decided: {item}")
         if runs_dir is not None:
             _write_json(runs_dir / f"{proof.case_id}.json", [dataclasses.asdict(run) for run in rendering.runs])
     totals = summary(proofs)
@@ -49,7 +52,8 @@ def _prove_visibility(args: argparse.Namespace) -> int:
     print(f"prove-visibility {suite.id}: {totals['cases']} case(s), {refused} refused "
           f"({', '.join(f'{n} {kind}' for kind, n in totals['problems'].items()) or 'none'}), "
           f"{sum(totals['review'].values())} to review "
-          f"({', '.join(f'{n} {kind}' for kind, n in totals['review'].items()) or 'none'}); "
+          f"({', '.join(f'{n} {kind}' for kind, n in totals['review'].items()) or 'none'}), "
+          f"{sum(totals['decided'].values())} decided by the review; "
           f"{time.perf_counter() - started:.1f} s")
     return 1 if refused else 0
 

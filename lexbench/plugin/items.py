@@ -109,6 +109,10 @@ class CaseItem(pytest.Item):
         """The answer and the runtime policy's assessment of it (``None``: the scorer assesses it)."""
         state = self.config.stash[STATE]
         provider_type = state.provider_type(self.provider_name)
+        if self.case.delivery.value not in provider_type.deliveries:  # before any other check: never called
+            refusal = (f"{self.provider_name} ({provider_type.type_name}) has no route for "
+                       f"{self.case.delivery.value!r} delivery")
+            return ProviderResult.failure(ErrorType.UNSUPPORTED_DELIVERY, refusal), None
         if state.cannot_reach_replay(self.provider_name):
             return ProviderResult.failure(ErrorType.REPLAY_UNREACHABLE, replay_unreachable(self.provider_name)), None
         refused = not_public_answer(self.case, self.provider_name) if state.live and provider_type.needs_network else None

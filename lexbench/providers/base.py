@@ -50,7 +50,8 @@ class Provider(ABC):
     ``output_contracts`` (the contracts a configuration may assign; the first is the default),
     ``needs_network`` (False for controls that never fetch), ``reaches_loopback`` (False for hosted
     services, which cannot fetch the replay server), ``option_names`` (accepted option keys; ``None``
-    accepts any) and ``secret_options`` (options that must be ``${ENV_VAR}`` placeholders).
+    accepts any), ``secret_options`` (options that must be ``${ENV_VAR}`` placeholders) and ``deliveries``
+    (the task deliveries it has a route for: ``text`` only unless it says more).
 
     ``options`` are the configured fixed options with placeholders unexpanded; :meth:`expanded_options`
     expands them at call time. ``not_secret`` names the placeholder variables whose values are
@@ -65,6 +66,9 @@ class Provider(ABC):
     reaches_loopback: ClassVar[bool] = True
     option_names: ClassVar[frozenset[str] | None] = frozenset()
     secret_options: ClassVar[frozenset[str]] = frozenset()
+    deliveries: ClassVar[frozenset[str]] = frozenset({"text"})
+    """The deliveries (SPEC §2: ``text``, ``file``, ``resources``) this type has a route for; see
+    :meth:`delivery_refusal`."""
 
     def __init__(self, name: str | None = None, options: Mapping[str, Any] | None = None, *,
                  http: HttpBoundary | None = None, output_contract: OutputContract | None = None,
@@ -110,6 +114,17 @@ class Provider(ABC):
             return expand(self.options)
         except MissingCredentials as exc:
             raise FetchError(ErrorType.MISSING_CREDENTIALS, f"{self.name}: {exc}") from None
+
+    def delivery_refusal(self, case: Case) -> str | None:
+        """Why this provider has no route for ``case``'s delivery (SPEC §2), or ``None`` when it has one.
+
+        The runtime policy asks before any call (:func:`lexbench.providers.policy.call_and_assess`): a refusal
+        makes the item ``unresolvable`` (``unsupported_delivery``), never a fail. :attr:`deliveries` lists the
+        routes of the type; engines refine it per engine and completion."""
+        if case.delivery.value in self.deliveries:
+            return None
+        return (f"{self.name} ({self.type_name}) has no route for {case.delivery.value!r} delivery "
+                f"(it delivers {', '.join(sorted(self.deliveries))})")
 
     def prepare(self) -> None:
         """Untimed preparation before each attempt (start a worker, a preflight); raise on failure."""

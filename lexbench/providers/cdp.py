@@ -257,3 +257,103 @@ async def render(playwright: Any, ws_url: str, url: str, completion: Completion,
             await browser.close()
         except Exception:
             pass
+
+
+@dataclass
+class Document:
+    """The document a ``file`` task fetched over CDP: its response ``status``, ``final_url`` (after
+    redirects, which are listed in ``redirects``), ``content_type`` and ``body`` bytes."""
+
+    status: int
+    final_url: str
+    content_type: str | None
+    body: bytes = field(repr=False)
+    redirects: list[str] = field(default_factory=list)
+
+
+async def fetch_document(playwright: Any, ws_url: str, url: str, *, deadline_s: float, max_bytes: int) -> Document:
+    """The response bytes of ``url`` as the browser receives them (the ``file`` route, SPEC §2): the browser
+    navigates, the document's response is paused at the response stage (CDP ``Fetch``), its body taken, and
+    the request then failed, so nothing is rendered or downloaded and no DOM completion is claimed. Every
+    request still goes through the browser's network stack, hence the call's guarding proxy.
+
+    Raises :class:`FetchError`: ``timeout`` when no response arrives in ``deadline_s``, ``too_large`` past
+    ``max_bytes``, ``blocked_network``/``connect``/``dns`` for the guarding proxy's answers, the
+    ``net::ERR_*`` class of a navigation that failed before any response."""
+    import base64
+
+    from playwright.async_api import Error as PlaywrightError
+
+    loop = asyncio.get_running_loop()
+    end = loop.time() + deadline_s
+
+    def left_ms() -> float:
+        return max(1.0, (end - loop.time()) * 1000)
+
+    browser = await playwright.chromium.connect_over_cdp(ws_url, timeout=left_ms())
+    try:
+        context = browser.contexts[0] if browser.contexts else await browser.new_context()
+        page = await context.new_page()
+        session = await context.new_cdp_session(page)
+        answered: asyncio.Future[Document | FetchError] = loop.create_future()
+        hops: list[str] = []
+
+        async def paused(event: dict[str, Any]) -> None:
+            request_id, status = event["requestId"], event.get("responseStatusCode")
+            headers = {h["name"].lower(): h["value"] for h in event.get("responseHeaders") or []}
+            try:
+                if answered.done() or status is None or (300 <= status < 400 and "location" in headers):
+                    if status is not None and not answered.done():
+                        hops.append(event["request"]["url"])
+                    await session.send("Fetch.continueRequest", {"requestId": request_id})
+                    return
+                if headers.get("x-lexbench-blocked"):
+                    outcome: Document | FetchError = FetchError(ErrorType.BLOCKED_NETWORK,
+                                                                f"{event['request']['url']}: {headers['x-lexbench-blocked']}")
+                elif headers.get("x-lexbench-error"):
+                    outcome = FetchError(ErrorType.DNS if headers["x-lexbench-error"] == "dns" else ErrorType.CONNECT,
+                                         f"{event['request']['url']}: the guarding proxy could not reach it")
+                else:
+                    body = await session.send("Fetch.getResponseBody", {"requestId": request_id})
+                    data = base64.b64decode(body["body"]) if body.get("base64Encoded") else body["body"].encode("utf-8")
+                    outcome = (FetchError(ErrorType.TOO_LARGE, f"the document exceeds {max_bytes:,} bytes",
+                                          upstream_status=status) if len(data) > max_bytes else
+                               Document(status=status, final_url=event["request"]["url"],
+                                        content_type=headers.get("content-type"), body=data,
+                                        redirects=[*hops[1:], event["request"]["url"]] if hops else []))
+                if not answered.done():
+                    answered.set_result(outcome)
+                await session.send("Fetch.failRequest", {"requestId": request_id, "errorReason": "Aborted"})
+            except Exception as exc:  # the session closed under us: the outer wait reports what is known
+                if not answered.done():
+                    answered.set_result(FetchError(ErrorType.SERVICE_ERROR, f"CDP interception failed: {exc}"))
+
+        session.on("Fetch.requestPaused", lambda event: asyncio.ensure_future(paused(event)))
+        await session.send("Fetch.enable", {"patterns": [{"urlPattern": "*", "resourceType": "Document",
+                                                          "requestStage": "Response"}]})
+        navigation = asyncio.ensure_future(page.goto(url, wait_until="commit", timeout=left_ms()))
+        done, _ = await asyncio.wait({navigation, answered}, timeout=left_ms() / 1000,
+                                     return_when=asyncio.FIRST_COMPLETED)
+        if answered not in done and navigation in done:
+            error = navigation.exception()
+            if error is not None and not answered.done():
+                message = str(error).splitlines()[0]
+                raise FetchError(net_error(message) or ErrorType.CONNECT, f"chromium could not load {url}: {message}")
+            await asyncio.wait({answered}, timeout=left_ms() / 1000)
+        if not answered.done():
+            navigation.cancel()
+            raise FetchError(ErrorType.TIMEOUT, f"no response for {url} before the deadline; the browser was killed")
+        navigation.cancel()
+        try:
+            await navigation
+        except (asyncio.CancelledError, PlaywrightError):
+            pass  # the paused request was failed on purpose: the navigation reports it aborted
+        outcome = answered.result()
+        if isinstance(outcome, FetchError):
+            raise outcome
+        return outcome
+    finally:
+        try:
+            await browser.close()
+        except Exception:
+            pass

@@ -2,7 +2,9 @@
 
 - :class:`StaticShell` (``static-shell``) answers with the page's HTML as first served — the capture, or a
   web archive's page record — without running any script and without a network call. A case marked
-  ``needs_javascript`` must fail it on its body or records: that proves the case really needs a browser.
+  ``needs_javascript`` must fail it on its body or records: that proves the case really needs a browser. On a
+  ``file`` case it answers the bytes as first served (a file needs no script: it passes); on a ``resources``
+  case the ``a[href]``/``img[src]`` URLs of that HTML, so a case whose links only a script draws fails it.
 - :class:`RenderedControl` (``rendered-control``) renders the replayed page in Chromium over CDP
   (JavaScript on, the case's DOM completion honoured, same-origin iframes and open shadow roots inlined) and
   answers the completed DOM's HTML. It must pass every case: that proves a browser can.
@@ -20,7 +22,7 @@ from lexbench.answer import ProviderResult, ResultMetadata
 from lexbench.providers.http import decode_text
 from lexbench.dataset.case import Case
 from lexbench.providers.base import OutputContract, Provider
-from lexbench.providers.headless import HeadlessHtml, check_playwright, probe_version, which
+from lexbench.providers.headless import HeadlessHtml, check_playwright, probe_version, resource_urls, which
 
 RENDERED_DEFAULTS: Mapping[str, Any] = {"engine": "chromium-cdp", "binary": "/usr/bin/chromium",
                                         "expected_version": "any", "inline_frames": True, "inline_shadow_roots": True}
@@ -36,6 +38,7 @@ class StaticShell(Provider):
     family = "control"
     output_contracts: ClassVar[tuple[OutputContract, ...]] = ("control",)
     needs_network = False
+    deliveries = frozenset({"text", "file", "resources"})
 
     def bind_shells(self, pages: Mapping[str, tuple[bytes, str]]) -> None:
         """Give the control each case's page HTML as first served: ``{case id: (bytes, content type)}``."""
@@ -43,6 +46,13 @@ class StaticShell(Provider):
 
     def fetch(self, case: Case, timeout: float, url: str) -> ProviderResult:
         data, content_type = getattr(self, "_captures", {})[case.id]
+        meta = ResultMetadata(engine="static-shell", content_type=content_type)
+        if case.file is not None:  # the bytes as first served: a file needs no script
+            return ProviderResult(success=True, file=data, final_url=case.url, metadata=meta)
+        if case.resources is not None:  # the links and images of the HTML as served, no script run
+            urls = resource_urls(decode_text(data, content_type), case.url)
+            return ProviderResult(success=True, content="\n".join(urls), content_format="text", final_url=case.url,
+                                  resources=urls, metadata=meta)
         return ProviderResult(success=True, content=decode_text(data, content_type), content_format="html",
                               final_url=case.url, metadata=ResultMetadata(engine="static-shell"))
 

@@ -12,7 +12,9 @@ Every other module asks this table instead of testing an engine's name. An :clas
   budget) and which DOM constraints it applies (selector/count, frame, delay, timeout), and how each
   reaches the engine (command-line arguments or CDP steps);
 - the routes it supports (``headless_markdown``: rendered DOM → markdownify, shared leaderboard;
-  ``headless_html``: the rendered HTML itself, the separate diagnostics leaderboard) and the result
+  ``headless_html``: the rendered HTML itself, the separate diagnostics leaderboard), the task deliveries
+  it has a route for (SPEC §2: ``file`` → :data:`FILE_ROUTE`, the document's response bytes;
+  ``resources`` → :data:`RESOURCES_ROUTE`, the resource URLs of the completed DOM) and the result
   metadata it can fill.
 
 :func:`command_line` and :func:`cdp_steps` turn (engine, route, completion) into exactly what runs;
@@ -45,6 +47,15 @@ Driver = Literal["one_shot", "cdp", "node"]
 """How an adapter runs the engine: one command whose stdout is the answer; a browser whose CDP server
 the adapter drives; a Node worker script printing one JSON object."""
 Constraint = Literal["selector", "count", "frame", "delay", "timeout"]
+FILE_ROUTE = "file_bytes"
+"""The route of a ``file`` task: the response bytes of the URL itself, no DOM completion (SPEC §2)."""
+RESOURCES_ROUTE = "resource_urls"
+"""The route of a ``resources`` task: the completed DOM's resource URLs (:data:`RESOURCE_ATTRIBUTES`)."""
+RESOURCE_ATTRIBUTES: tuple[tuple[str, str], ...] = (("a", "href"), ("area", "href"), ("img", "src"))
+"""What a resource is, for the resources route (SPEC §2): the target of every ``<a href>`` and ``<area
+href>`` (documents and pages the page links to) and the source of every ``<img src>`` (its images), in the
+completed DOM, resolved against the page (its ``<base href>`` honoured). ``srcset``, ``data-src``, scripts,
+styles and fonts are not resources of the task: they are how the page is built, not what it offers."""
 
 
 class Completion(BaseModel):
@@ -127,6 +138,9 @@ class Engine:
     constraint_args: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     """Each supported DOM constraint → the arguments it adds (empty for CDP, which applies it by steps)."""
     routes: tuple[Route, ...] = ("headless_markdown", "headless_html")
+    deliveries: tuple[str, ...] = ("text",)
+    """The task deliveries (SPEC §2) this engine has a route for: ``text`` always, ``file`` and/or
+    ``resources`` where the driver implements them."""
     records: tuple[str, ...] = ()
     """The ProviderResult / ResultMetadata fields this engine fills (beyond content and engine)."""
     version_prefix: str = ""
@@ -175,6 +189,7 @@ ENGINES: Mapping[str, Engine] = {
             waits={"load": (), "virtual_time": ("--virtual-time-budget={budget_ms}",)},
             constraint_args={"timeout": ("--timeout={timeout_ms}",)},
             records=("title",),
+            deliveries=("text", "resources"),
         ),
         Engine(
             name="chromium-cdp",
@@ -193,6 +208,7 @@ ENGINES: Mapping[str, Engine] = {
             waits={"load": (), "network_idle": ()},
             constraint_args={"selector": (), "count": (), "frame": (), "delay": (), "timeout": ()},
             records=("title", "final_url", "upstream_status", "redirects", "content_type"),
+            deliveries=("text", "file", "resources"),
         ),
         Engine(
             name="jsdom",
@@ -211,6 +227,7 @@ ENGINES: Mapping[str, Engine] = {
             waits={"load": ()},
             constraint_args=_NODE_WORKER_ARGS,
             records=("title", "final_url", "upstream_status", "redirects", "content_type"),
+            deliveries=("text", "resources"),
         ),
     )
 }
@@ -265,13 +282,15 @@ def check_completion(eng: Engine, route: str, completion: Completion, *, text_sc
                           "completion.selector (the dynamic text route)")
 
 
-def select_route(route: str, completion: Completion, delivery: Delivery, *, text_scope: int = 1) -> str:
-    """The output route for a task's ``delivery``, or a refusal before any call (provider contract).
+def select_route(route: str, completion: Completion, delivery: Delivery, *, text_scope: int = 1,
+                 eng: Engine | None = None) -> str:
+    """The output route for a task's ``delivery``, or a refusal before any call (provider contract, SPEC §2).
 
-    ``text`` tasks take the configured ``route``. Raises :class:`ConfigError` for direct ``file``
-    delivery with any DOM completion (fetching response bytes cannot satisfy a rendered-page
-    condition), for ``resources`` delivery with ``text_scope`` 2 (that scope describes text
-    extraction), and otherwise for ``file``/``resources``, which no engine delivers yet.
+    ``text`` tasks take the configured ``route``; ``file`` tasks :data:`FILE_ROUTE`; ``resources`` tasks
+    :data:`RESOURCES_ROUTE`. Raises :class:`ConfigError` for direct ``file`` delivery with any DOM
+    completion (fetching response bytes cannot satisfy a rendered-page condition), for ``resources``
+    delivery with ``text_scope`` 2 (that scope describes text extraction), and for a delivery ``eng``
+    (when given) has no route for, naming the engines that have one.
     """
     if delivery is Delivery.TEXT:
         return route
@@ -281,7 +300,11 @@ def select_route(route: str, completion: Completion, delivery: Delivery, *, text
     if delivery is Delivery.RESOURCES and text_scope == 2:
         raise ConfigError("text_scope 2 describes text extraction and needs the dynamic text route; it cannot be "
                           "combined with resource discovery")
-    raise ConfigError(f"{delivery.value!r} delivery is reserved: no headless engine delivers it yet (SPEC §2)")
+    if eng is not None and delivery.value not in eng.deliveries:
+        able = [e.name for e in ENGINES.values() if delivery.value in e.deliveries]
+        raise ConfigError(f"engine {eng.name} has no route for {delivery.value!r} delivery"
+                          + (f"; {', '.join(able)} can" if able else ""))
+    return FILE_ROUTE if delivery is Delivery.FILE else RESOURCES_ROUTE
 
 
 def _describe(completion: Completion) -> str:
@@ -331,8 +354,9 @@ def command_line(eng: Engine, *, route: str, completion: Completion, binary: str
 def cdp_steps(eng: Engine, completion: Completion, *, route: str, text_scope: int = 1) -> list[str]:
     """The page steps a CDP engine runs after starting, as readable strings (pinned by the golden snapshot).
 
-    Empty for engines without a CDP driver. Timeouts are in milliseconds; ``{deadline}`` stands for
-    what is left of the call deadline.
+    Empty for engines without a CDP driver. ``route`` may be a task route (:data:`FILE_ROUTE`,
+    :data:`RESOURCES_ROUTE`). Timeouts are in milliseconds; ``{deadline}`` stands for what is left of the
+    call deadline.
     """
     if eng.driver != "cdp":
         return []
@@ -346,10 +370,17 @@ def cdp_steps(eng: Engine, completion: Completion, *, route: str, text_scope: in
                      f"timeout={timeout}")
     if completion.delay_ms:
         steps.append(f"wait {completion.delay_ms} ms")
+    if route == FILE_ROUTE:  # the document's own response, before the browser renders or downloads it
+        return ["connect_over_cdp(ws_url)", "Fetch.enable(resourceType Document, requestStage Response)",
+                "goto(url) until the document's response pauses (redirects continued), timeout={deadline}",
+                "take Fetch.getResponseBody of the document, then fail the paused request (no rendering, no download)"]
     if text_scope == 2:
         steps.append(f"take outerHTML of each {completion.selector!r} match")
     else:
         steps.append("take page.content()")
+    if route == RESOURCES_ROUTE:
+        steps.append("resource URLs: " + ", ".join(f"{tag}[{attr}]" for tag, attr in RESOURCE_ATTRIBUTES)
+                     + " of that HTML, resolved against the page URL")
     return steps
 
 

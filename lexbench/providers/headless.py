@@ -31,7 +31,7 @@ from collections.abc import Mapping
 from importlib import metadata
 from pathlib import Path
 from typing import Any, ClassVar, Literal
-from urllib.parse import urlsplit
+from urllib.parse import urljoin, urlsplit
 
 import lxml.html
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -42,14 +42,14 @@ from lexbench.errors import ConfigError, LexbenchError
 from lexbench.resources import shipped_dir
 from lexbench.providers.base import Provider
 from lexbench.providers.call import Deadline, FetchError
-from lexbench.providers.cdp import PlaywrightLoop, net_error, render
+from lexbench.providers.cdp import PlaywrightLoop, fetch_document, net_error, render
 from lexbench.providers.engine_process import MAX_OUTPUT_BYTES, EngineProcess, ProcessRun, fresh_profile, run_process
 from lexbench.providers.guard_proxy import (
     GuardProxy, guarded_call, proxy_failure, proxy_page_error, record_hook_refusals,
 )
 from lexbench.providers.engines import (
-    ENGINES, Completion, Engine, Route, case_completion, check_completion, command_line, engine, parse_version, select_route,
-    version_matches,
+    ENGINES, FILE_ROUTE, RESOURCE_ATTRIBUTES, RESOURCES_ROUTE, Completion, Engine, Route, case_completion, check_completion,
+    command_line, engine, parse_version, select_route, version_matches,
 )
 
 WORKERS_DIR = shipped_dir("providers") / "workers"
@@ -192,11 +192,36 @@ def dom_to_markdown(html: str) -> tuple[str, str | None]:
     return markdownify.markdownify(body, heading_style="ATX").strip(), (title.strip() or None) if title else None
 
 
+def resource_urls(html: str, page_url: str) -> list[str]:
+    """The resource URLs of a DOM's HTML (the ``resources`` route, SPEC §2): every
+    :data:`~lexbench.providers.engines.RESOURCE_ATTRIBUTES` value, resolved against ``page_url`` (or the
+    document's ``<base href>``, itself resolved against it), ``http``/``https`` only, fragments dropped,
+    each once in document order. Empty for empty or unparsable HTML."""
+    if not html.strip():
+        return []
+    try:
+        root = lxml.html.document_fromstring(html)
+    except Exception:  # lxml raises on pathological documents
+        return []
+    base = next((urljoin(page_url, b) for b in root.xpath("//base/@href")[:1]), page_url)
+    found: dict[str, None] = {}
+    for element in root.iter(*{tag for tag, _ in RESOURCE_ATTRIBUTES}):
+        for tag, attribute in RESOURCE_ATTRIBUTES:
+            value = element.get(attribute) if element.tag == tag else None
+            if value and value.strip():
+                url = urljoin(base, value.strip()).split("#", 1)[0]
+                if urlsplit(url).scheme in ("http", "https"):
+                    found.setdefault(url, None)
+    return list(found)
+
+
 class HeadlessProvider(Provider):
     """Base of the two route types; see the module docstring. Subclasses set ``route`` and the contract."""
 
     family = "engine"
     route: ClassVar[Route]
+    deliveries = frozenset({"text", "file", "resources"})
+    """What some engine has a route for; :meth:`delivery_refusal` asks this provider's engine."""
     option_names = frozenset(EngineOptions.model_fields)
 
     def __init__(self, name: str | None = None, options: Mapping[str, Any] | None = None, **kwargs: Any) -> None:
@@ -241,17 +266,29 @@ class HeadlessProvider(Provider):
                                  f"({self.engine.install_hint})")
         return probe_version(self.engine, self.config.binary, self.config.expected_version, worker=self.worker)
 
-    def begin(self, case: Case, timeout: float, *, text_scope: int = 1) -> Deadline:
-        """Start one call: refuse a route × completion × delivery combination the engine cannot honour
-        (:class:`FetchError` ``unsupported``, before any process starts), preflight (:meth:`prepare`),
-        and return the engine's deadline: ``timeout`` seconds less the reserve for killing it (at
-        least half of ``timeout``)."""
+    def delivery_refusal(self, case: Case) -> str | None:
+        """Why this engine, as configured, has no route for ``case``'s delivery (``None``: it has one):
+        :func:`~lexbench.providers.engines.select_route`'s refusal (no such route for the engine; direct file
+        delivery with a configured DOM completion; the version-2 text scope with resource discovery)."""
         try:
-            select_route(self.route, self.completion(case), case.delivery, text_scope=text_scope)
+            select_route(self.route, self.completion(case), case.delivery, text_scope=self.config.text_scope,
+                         eng=self.engine)
         except ConfigError as exc:
-            raise FetchError(ErrorType.UNSUPPORTED, f"{self.name}: {exc}") from None
+            return f"{self.name}: {exc}"
+        return None
+
+    def begin(self, case: Case, timeout: float, *, text_scope: int = 1) -> tuple[Deadline, str]:
+        """Start one call: select the task's route, refusing a route × completion × delivery combination the
+        engine cannot honour (:class:`FetchError` ``unsupported_delivery``, before any process starts; the
+        runtime policy asks :meth:`delivery_refusal` before that), preflight (:meth:`prepare`), and return
+        the engine's deadline — ``timeout`` seconds less the reserve for killing it (at least half of
+        ``timeout``) — and the selected route."""
+        try:
+            route = select_route(self.route, self.completion(case), case.delivery, text_scope=text_scope, eng=self.engine)
+        except ConfigError as exc:
+            raise FetchError(ErrorType.UNSUPPORTED_DELIVERY, f"{self.name}: {exc}") from None
         self.prepare()
-        return Deadline.after(max(timeout - KILL_RESERVE_S, timeout / 2))
+        return Deadline.after(max(timeout - KILL_RESERVE_S, timeout / 2)), route
 
     def completion(self, case: Case) -> Completion:
         """The completion this provider applies to ``case``: its configured one with the case's DOM
@@ -260,15 +297,19 @@ class HeadlessProvider(Provider):
 
     def fetch(self, case: Case, timeout: float, url: str) -> ProviderResult:
         """One page through the engine; see the module docstring. Raises :class:`FetchError`."""
-        deadline = self.begin(case, timeout, text_scope=self.config.text_scope)
+        deadline, route = self.begin(case, timeout, text_scope=self.config.text_scope)
         host = replay_host(case, url)
         completion = self.completion(case)
         with guarded_call(self.http.guard) as proxy:
+            if route == FILE_ROUTE:
+                return self._cdp_file(url, host, deadline, proxy)
             if self.engine.driver == "one_shot":
-                return self._one_shot(url, host, deadline, proxy, completion)
-            if self.engine.driver == "cdp":
-                return self._cdp(url, host, deadline, proxy, completion)
-            return self._node(url, host, deadline, proxy, completion)
+                result = self._one_shot(url, host, deadline, proxy, completion, route)
+            elif self.engine.driver == "cdp":
+                result = self._cdp(url, host, deadline, proxy, completion, route)
+            else:
+                result = self._node(url, host, deadline, proxy, completion, route=route)
+        return result
 
     def close(self) -> None:
         """Stop Playwright's driver process at the end of the session (CDP engines; restarted if needed)."""
@@ -284,7 +325,7 @@ class HeadlessProvider(Provider):
                             profile=profile, replay_host=host, worker=self.worker, output=output)
 
     def _one_shot(self, url: str, host: str | None, deadline: Deadline, proxy: GuardProxy,
-                  completion: Completion) -> ProviderResult:
+                  completion: Completion, route: str) -> ProviderResult:
         with fresh_profile() as profile:
             run = self._run(self._argv(url, host, proxy, str(profile), completion=completion), deadline)
         html = run.stdout.decode("utf-8", errors="replace")
@@ -293,15 +334,46 @@ class HeadlessProvider(Provider):
                 raise proxy_failure(proxy, f"{self.engine.name} could not open a tunnel for {url}")
             error = _stderr_error(run.stderr) or ErrorType.EMPTY_CONTENT
             raise FetchError(error, f"{self.engine.name} printed no DOM for {url}: {_last_line(run.stderr)}")
-        return self._answer(html, status=None, final_url=None)
+        # --dump-dom reports no final URL: a resource list is resolved against the URL it was given
+        return self._answer(html, status=None, final_url=url if route == RESOURCES_ROUTE else None, route=route)
 
     def _node(self, url: str, host: str | None, deadline: Deadline, proxy: GuardProxy, completion: Completion,
-              output: str = "html") -> ProviderResult:
+              output: str = "html", route: str | None = None) -> ProviderResult:
         run = self._run(self._argv(url, host, proxy, output=output, completion=completion), deadline)
-        return self._from_worker_json(run, url)
+        return self._from_worker_json(run, url, route=route)
+
+    def _cdp_file(self, url: str, host: str | None, deadline: Deadline, proxy: GuardProxy) -> ProviderResult:
+        """The ``file`` route: the document's response bytes through the browser (:func:`fetch_document`)."""
+        with fresh_profile() as profile, EngineProcess(self._argv(url, host, proxy, str(profile))) as browser:
+            try:
+                match = browser.wait_for_line(r"DevTools listening on (ws://\S+)", deadline.remaining())
+                if match is None:
+                    raise FetchError(ErrorType.TIMEOUT if deadline.expired else ErrorType.SERVICE_ERROR,
+                                     f"{self.engine.name} did not start its CDP server")
+                loop = PlaywrightLoop.shared()
+                coroutine = fetch_document(loop.playwright, match.group(1), url, deadline_s=deadline.remaining(),
+                                           max_bytes=MAX_OUTPUT_BYTES)
+                try:
+                    document = loop.run(coroutine, deadline.remaining())
+                except FetchError as exc:
+                    if "ERR_TUNNEL_CONNECTION_FAILED" in str(exc):
+                        raise proxy_failure(proxy, str(exc)) from None
+                    raise
+                except TimeoutError:
+                    raise FetchError(ErrorType.TIMEOUT, f"no document within the {deadline.seconds:g} s deadline; "
+                                     "the browser was killed") from None
+            finally:
+                browser.kill()
+        ok = 200 <= document.status < 300
+        return ProviderResult(
+            success=ok, file=document.body, final_url=document.final_url,
+            error_type=None if ok else ErrorType.UPSTREAM_STATUS,
+            error_message=None if ok else f"the document answered HTTP {document.status}",
+            metadata=ResultMetadata(engine=f"{self.engine.name} {self.version}", upstream_status=document.status,
+                                    redirects=document.redirects, content_type=document.content_type))
 
     def _cdp(self, url: str, host: str | None, deadline: Deadline, proxy: GuardProxy,
-             completion: Completion) -> ProviderResult:
+             completion: Completion, route: str) -> ProviderResult:
         with fresh_profile() as profile, EngineProcess(self._argv(url, host, proxy, str(profile))) as browser:
             try:
                 match = browser.wait_for_line(r"DevTools listening on (ws://\S+)", deadline.remaining())
@@ -330,7 +402,8 @@ class HeadlessProvider(Provider):
             raise FetchError(ErrorType.TOO_LARGE, f"the rendered page exceeds {MAX_OUTPUT_BYTES:,} bytes",
                              upstream_status=rendered.status)
         result = self._answer(rendered.html, status=rendered.status, final_url=rendered.final_url,
-                              title=rendered.title, redirects=rendered.redirects, content_type=rendered.content_type)
+                              title=rendered.title, redirects=rendered.redirects, content_type=rendered.content_type,
+                              route=route)
         return _completion_outcome(result, rendered.completion_met, rendered.completion_detail)
 
     # -- shared --------------------------------------------------------------------------------------
@@ -350,7 +423,7 @@ class HeadlessProvider(Provider):
                              f"{_last_line(run.stderr)}")
         return run
 
-    def _from_worker_json(self, run: ProcessRun, url: str) -> ProviderResult:
+    def _from_worker_json(self, run: ProcessRun, url: str, route: str | None = None) -> ProviderResult:
         try:
             answer = json.loads(run.stdout)
         except json.JSONDecodeError:
@@ -362,25 +435,31 @@ class HeadlessProvider(Provider):
         if error:
             raise FetchError(_error_type(error.get("type")), f"{self.engine.name}: {error.get('message')}",
                              upstream_status=status, content_type=answer.get("content_type"))
-        result = self._answer(answer.get("html") or "", status=status, final_url=answer.get("final_url"),
+        result = self._answer(answer.get("html") or "", status=status, final_url=answer.get("final_url") or (
+                                  url if route == RESOURCES_ROUTE else None),
                               title=answer.get("title"), redirects=answer.get("redirects") or [],
-                              content_type=answer.get("content_type"))
+                              content_type=answer.get("content_type"), route=route)
         completion = answer.get("completion") or {}
         return _completion_outcome(result, completion.get("met", True), completion.get("detail", ""))
 
     def _answer(self, html: str, *, status: int | None, final_url: str | None, title: str | None = None,
-                redirects: list[str] | None = None, content_type: str | None = None) -> ProviderResult:
+                redirects: list[str] | None = None, content_type: str | None = None,
+                route: str | None = None) -> ProviderResult:
         failure = proxy_page_error(html)
         if failure is not None:  # the engine showed the guarding proxy's refusal (or failure) as the page
             raise FetchError(failure.error_type, f"{self.engine.name}: {failure}")
-        if self.route == "headless_html":
+        resources = None
+        if route == RESOURCES_ROUTE:  # the completed DOM's resource URLs, one per line as the content
+            resources = resource_urls(html, final_url or "")
+            content, fmt, title = "\n".join(resources), "text", title or _title(html)
+        elif self.route == "headless_html":
             content, fmt, title = html, "html", title or _title(html)
         else:
             content, dom_title = dom_to_markdown(html)
             fmt, title = "markdown", title or dom_title
         ok = status is None or 200 <= status < 300
         return ProviderResult(
-            success=ok, content=content, content_format=fmt, final_url=final_url, title=title,
+            success=ok, content=content, content_format=fmt, final_url=final_url, title=title, resources=resources,
             error_type=None if ok else ErrorType.UPSTREAM_STATUS,
             error_message=None if ok else f"the page answered HTTP {status}",
             metadata=ResultMetadata(engine=f"{self.engine.name} {self.version}", upstream_status=status,
@@ -443,4 +522,4 @@ ENGINE_PROVIDER_TYPES: tuple[type[Provider], ...] = (HeadlessMarkdown, HeadlessH
 """The headless engine types, for the provider registry."""
 
 __all__ = ["ENGINES", "ENGINE_PROVIDER_TYPES", "EngineOptions", "HeadlessHtml", "HeadlessMarkdown", "HeadlessProvider",
-           "PreflightError", "dom_to_markdown", "probe_version"]
+           "PreflightError", "dom_to_markdown", "probe_version", "resource_urls"]

@@ -15,6 +15,7 @@ what is left of the same deadline. :func:`extract` is the pure part, run inside 
 from __future__ import annotations
 
 import re
+from urllib.parse import urljoin
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
@@ -96,9 +97,24 @@ class HttpExtractor(Provider):
 
 
 class HttpMarkdownify(HttpExtractor):
-    """Whole page → Markdown: no main-content detection at all (a baseline)."""
+    """Whole page → Markdown: no main-content detection at all (a baseline). Its plain GET is also an honest
+    ``file`` route (SPEC §2): a file task's answer is the response body's bytes as received, unconverted. No
+    ``resources`` route: a GET runs no script and claims no DOM completion."""
 
     type_name = "http-markdownify"
+    deliveries = frozenset({"text", "file"})
+
+    def fetch(self, case: Case, timeout: float, url: str) -> ProviderResult:
+        if case.delivery.value != "file":
+            return super().fetch(case, timeout, url)
+        page = self.http.fetch_target(url, Deadline.after(timeout))
+        ok = 200 <= page.status < 300
+        return ProviderResult(
+            success=ok, file=page.body, final_url=page.url,
+            error_type=None if ok else ErrorType.UPSTREAM_STATUS,
+            error_message=None if ok else f"the document answered HTTP {page.status}",
+            metadata=ResultMetadata(upstream_status=page.status, engine=self.type_name,
+                                    content_type=page.headers.get("content-type"), redirects=list(page.redirects)))
 
 
 class Trafilatura(HttpExtractor):
@@ -126,7 +142,9 @@ class Readability(HttpExtractor):
 class ReferenceEcho(Provider):
     """Control: answers with the case's own reviewed reference, without any network call.
 
-    For a fixed article that is its title, reference body and stable-group phrases, as plain text.
+    For a fixed article that is its title, reference body and stable-group phrases, as plain text. For a
+    ``resources`` case it is the contract's URLs resolved against the case URL; for a ``file`` case the
+    document its file contract was bound to at compile time (the capture's page record).
     Comment, post and anchor contracts are floors reviewed on the saved capture (compiled cases keep
     counts, not records), so for a case carrying one the reference *is* the capture: the control then
     answers with the capture's HTML, which :meth:`bind_captures` supplies (for a web-archive capture, the
@@ -138,6 +156,7 @@ class ReferenceEcho(Provider):
     family = "control"
     output_contracts: ClassVar[tuple[OutputContract, ...]] = ("control",)
     needs_network = False
+    deliveries = frozenset({"text", "file", "resources"})
 
     def bind_captures(self, captures: Mapping[str, tuple[bytes, str]]) -> None:
         """Give the control the suite's verified captures: ``{case id: (bytes, content type)}``."""
@@ -145,6 +164,14 @@ class ReferenceEcho(Provider):
 
     def fetch(self, case: Case, timeout: float, url: str) -> ProviderResult:
         capture = getattr(self, "_captures", {}).get(case.id)
+        if case.resources is not None:  # the reviewed URLs themselves, resolved against the page
+            urls = [urljoin(case.url, u) for u in case.resources.urls]
+            return ProviderResult(success=True, content="\n".join(urls), content_format="text", final_url=case.url,
+                                  resources=urls, metadata=ResultMetadata(engine="reference-echo"))
+        if case.file is not None:  # the document the contract was bound to at compile time (its page record)
+            data, content_type = capture if capture is not None else (b"", None)
+            return ProviderResult(success=True, file=data, final_url=case.url,
+                                  metadata=ResultMetadata(engine="reference-echo", content_type=content_type))
         if capture is not None and (case.comments or case.posts or case.anchors):
             data, content_type = capture
             html = decode_text(data, content_type)

@@ -145,7 +145,8 @@ def call_provider(provider: Provider, case: Case, url: str, policy: RuntimePolic
     ``dns_mode``/``resolutions``/``redirects``, and ``metadata.peak_memory_bytes`` with
     ``memory_sampled_every_s`` when the final attempt ran an engine or worker process. The result is not
     redacted (the scorer sees what the provider answered): redact with ``provider.redactor()`` before
-    writing or printing any of it. A provider whose credential variables are unset makes no call:
+    writing or printing any of it. A provider with no route for the case's delivery makes no call:
+    ``unsupported_delivery`` (unresolvable, SPEC §2); nor does one whose credential variables are unset:
     ``missing_credentials``. Never raises for a provider failure or bug.
     """
     return call_and_assess(provider, case, url, policy)[0]
@@ -157,6 +158,10 @@ def call_and_assess(provider: Provider, case: Case, url: str,
     decision already assessed it, and the scorer takes it from here
     (``evaluate_response(case, result, call=...)``) instead of assessing the call again."""
     policy = policy or RuntimePolicy()
+    refusal = provider.delivery_refusal(case)
+    if refusal is not None:  # no route for the task's delivery: refused before any call, never a fail (SPEC §2)
+        result = ProviderResult.failure(ErrorType.UNSUPPORTED_DELIVERY, refusal)
+        return result, assess_call(result)
     missing = provider.missing_credentials()
     if missing:
         names = ", ".join(missing)

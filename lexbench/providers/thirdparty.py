@@ -92,6 +92,9 @@ class ReadabilityJs(HeadlessProvider):
     """Mozilla's Readability on jsdom (Node worker); the article converted with markdownify."""
 
     type_name = "readability-js"
+    # Text only: the worker extracts an article (SPEC §2: no file or resources route), whatever its engine has.
+    deliveries = frozenset({"text"})
+    delivery_refusal = Provider.delivery_refusal
     family = "worker"
     route = "headless_markdown"
     output_contracts = ("cleaned",)
@@ -127,7 +130,7 @@ class ReadabilityJs(HeadlessProvider):
         return version
 
     def fetch(self, case: Case, timeout: float, url: str) -> ProviderResult:
-        deadline = self.begin(case, timeout, text_scope=self.config.text_scope)
+        deadline, _ = self.begin(case, timeout, text_scope=self.config.text_scope)
         with guarded_call(self.http.guard) as proxy:
             run = self._run(self._argv(url, replay_host(case, url), proxy, output="readability",
                                        completion=self.completion(case)), deadline)
@@ -178,6 +181,9 @@ class Crawl4ai(HeadlessProvider):
     """Local crawl4ai driving a system Chromium over CDP; its raw Markdown is the answer."""
 
     type_name = "crawl4ai"
+    # Text only: the worker extracts an article (SPEC §2: no file or resources route), whatever its engine has.
+    deliveries = frozenset({"text"})
+    delivery_refusal = Provider.delivery_refusal
     family = "worker"
     route = "headless_markdown"
     output_contracts = ("cleaned",)
@@ -243,7 +249,7 @@ class Crawl4ai(HeadlessProvider):
         return [*argv, url]
 
     def fetch(self, case: Case, timeout: float, url: str) -> ProviderResult:
-        deadline = self.begin(case, timeout)
+        deadline, _ = self.begin(case, timeout)
         chromium = ENGINES[self.worker_spec.runs_on]
         with fresh_profile() as profile, guarded_call(self.http.guard) as proxy:
             argv = command_line(chromium, route=self.route, completion=Completion(), binary=which(self.config.binary)

@@ -1,6 +1,8 @@
 """Pages that need a browser in the reports (issue 28): per provider, the pass rate on the cases marked
 ``needs_javascript`` beside the rest, and the requests it made that the replayed archives did not hold
-(``unrecorded_requests`` of each row, :mod:`lexbench.replay`). Pure: rows in, plain data and text out.
+(``unrecorded_requests`` of each row, :mod:`lexbench.replay`), and how each answered the ``file`` and
+``resources`` deliveries (SPEC §2: passed / scored, and the items it had no route for). Pure: rows in, plain
+data and text out.
 
 ``report.json`` has a ``browser`` object only when some row comes from a case that declares a retrieval or
 is replayed from a web archive; ``report.md`` and ``report.html`` show the tables only then, so the
@@ -38,9 +40,12 @@ def browser_figures(rows: Iterable[RunRow], providers: Sequence[str]) -> dict[st
     replayed from an archive). ``items`` counts a provider's rows of archive-replayed cases (providers that fetch nothing have none);
     ``requests`` the unrecorded requests over them; ``top`` the most frequent paths (at most
     :data:`TOP_UNRECORDED`, ties by path).
+    A third list, ``deliveries``, is there only when some row is of a ``file`` or ``resources`` case:
+    ``[{"provider": "jsdom", "file": {"pass": 0, "scored": 0, "pass_rate": None}, "resources": {...},
+    "unsupported": 3}]`` (``unsupported``: items refused as ``unsupported_delivery``, unresolvable).
     """
     rows = list(rows)
-    if not any(r.needs_javascript is not None or r.unrecorded_requests is not None for r in rows):
+    if not any(r.needs_javascript is not None or r.unrecorded_requests is not None or r.delivery for r in rows):
         return None
     by_provider: dict[str, list[RunRow]] = {p: [r for r in rows if r.provider == p] for p in providers}
     needs = []
@@ -55,12 +60,21 @@ def browser_figures(rows: Iterable[RunRow], providers: Sequence[str]) -> dict[st
         unrecorded.append({"provider": provider, "items": len(replayed), "requests": sum(paths.values()),
                            "items_with_requests": sum(bool(r.unrecorded_requests) for r in replayed),
                            "top": [[p, n] for p, n in sorted(paths.items(), key=lambda kv: (-kv[1], kv[0]))[:TOP_UNRECORDED]]})
-    return {"needs_javascript": needs if any(r.needs_javascript is not None for r in rows) else None,
-            "unrecorded_requests": unrecorded if any(r.unrecorded_requests is not None for r in rows) else None}
+    figures = {"needs_javascript": needs if any(r.needs_javascript is not None for r in rows) else None,
+               "unrecorded_requests": unrecorded if any(r.unrecorded_requests is not None for r in rows) else None}
+    if any(r.delivery for r in rows):
+        figures["deliveries"] = [
+            {"provider": provider, **{d: _cell([r for r in own if r.delivery == d]) for d in ("file", "resources")},
+             "unsupported": sum(r.failure_class == "unsupported_delivery" for r in own)}
+            for provider, own in by_provider.items()]
+    return figures
 
 
 NEEDS_JAVASCRIPT_INTRO = ("Pass rate on the cases whose static shell fails their contracts (needs_javascript: a "
                           "page only a browser can build) beside the other cases.")
+DELIVERIES_INTRO = ("Cases answered by a document's bytes (file: the sha256 must match) or by the page's owned "
+                    "resource URLs after DOM completion (resources: recall against the floor). A provider with no "
+                    "route for a delivery is unresolvable on it (unsupported delivery), never failed.")
 UNRECORDED_INTRO = ("Requests under a replayed case that its web archive does not hold (each answered 404): what a "
                     "provider asked for that the page's own first load never needed. Counted over the items of "
                     "archive-replayed cases; providers that fetch nothing have none.")
@@ -98,4 +112,9 @@ def browser_tables(report: dict[str, Any]) -> list[Table]:
                        [False, True, True, True, False],
                        [[e["provider"], str(e["items"]), str(e["requests"]), str(e["items_with_requests"]),
                          top_text(e["top"])] for e in figures["unrecorded_requests"]]))
+    if figures.get("deliveries"):
+        tables.append(("Deliveries", DELIVERIES_INTRO, ["provider", "file", "resources", "unsupported delivery"],
+                       [False, True, True, True],
+                       [[e["provider"], share_text(e["file"]), share_text(e["resources"]), str(e["unsupported"])]
+                        for e in figures["deliveries"]]))
     return tables

@@ -42,7 +42,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from importlib import metadata as importlib_metadata
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
@@ -144,6 +144,9 @@ class RunRow(BaseModel):
     # Only for cases that declare a retrieval (SPEC §2); absent otherwise, so other rows keep their bytes.
     needs_javascript: bool | None = Field(default=None, exclude_if=lambda value: value is None)
     """Whether the case's static shell fails its contracts (the report's "needs JavaScript" breakdown)."""
+    # Only for file and resources cases (SPEC §2); absent for text, so other rows keep their bytes.
+    delivery: Literal["file", "resources"] | None = Field(default=None, exclude_if=lambda value: value is None)
+    """The case's delivery when it is not ``text``: the report's "Deliveries" table counts these rows."""
     # Only for cases replayed from a web archive (SPEC §7); absent otherwise, so other rows keep their bytes.
     unrecorded_requests: list[str] | None = Field(default=None, exclude_if=lambda value: value is None)
     """What the provider asked the replay server for under the case that its archive does not hold (paths

@@ -64,6 +64,7 @@ def row_of(context: RowContext, case: Case, verdict: Verdict, answer: ProviderRe
         reference_chars=len(case.reference_text) if case.reference_text else None,
         flags=list(case.flags) if flags is None else flags,
         needs_javascript=case.needs_javascript if case.retrieval is not None else None,
+        delivery=None if case.delivery == "text" else case.delivery.value,
         dataset_sha256=context.dataset_sha256, configuration_sha256=context.configuration_sha256,
         **measured,
     )
@@ -109,9 +110,11 @@ _COUNTS: dict[Component, tuple[str, str]] = {
     Component.TITLE: ("found", "of"), Component.STABLE_GROUPS: ("found", "of"),
     Component.PAGE_IDENTITY: ("found", "of"), Component.ANCHORS: ("found", "of"),
     Component.COMMENTS: ("found", "minimum"), Component.POSTS: ("found", "minimum"),
+    Component.FILE: ("matched", "of"),
 }
 """Components measured by a count: the names of their measured value and of their threshold."""
-_SHARES: dict[Component, str] = {Component.REGIONS: "lowest_share", Component.ENDING: "share"}
+_SHARES: dict[Component, str] = {Component.REGIONS: "lowest_share", Component.ENDING: "share",
+                                 Component.RESOURCES: "recall"}
 """Components measured by a fragment-coverage share (0–1): the name of their measured value."""
 
 
@@ -123,7 +126,9 @@ def junit_properties(verdict: Verdict, latency_s: float, content_chars: int) -> 
     ``ending_share``, ``regions_lowest_share`` and ``region_share.<label>`` per region; whole counts:
     ``title_found``/``title_of``, ``stable_groups_found``/``stable_groups_of``,
     ``page_identity_found``/``page_identity_of``, ``anchors_found``/``anchors_of``,
-    ``comments_found``/``comments_minimum`` and ``posts_found``/``posts_minimum``. A component not
+    ``comments_found``/``comments_minimum`` and ``posts_found``/``posts_minimum``; a ``file`` case's
+    ``file_matched``/``file_of`` (1/1 when the sha256 matches) and a ``resources`` case's ``resources_recall``
+    (share of the contract's URLs found). A component not
     scored for the case gives none."""
     props = [("outcome", verdict.outcome.value), ("latency_s", f"{latency_s:.4f}"), ("content_chars", str(content_chars))]
     for component in verdict.components:

@@ -4,7 +4,8 @@ Pure and deterministic: the same case and answer always give an equal verdict. T
 projected to reader text once (§3.2), normalised once, and every coverage needle is matched in a
 single pass (§3.4). Components: ``call`` (§3.1), ``title`` (§3.3), ``regions`` and ``ending``
 (§2 body contract: v4 scores both, legacy v3 regions only), ``stable_groups`` and ``page_identity``
-(§2), and where the case has them ``comments`` (§3.5), ``posts`` (§3.6) and ``anchors`` (§2).
+(§2), and where the case has them ``comments`` (§3.5), ``posts`` (§3.6) and ``anchors`` (§2). A ``file`` or
+``resources`` case is judged by ``call`` and its delivery's component alone (:mod:`lexbench.scoring.deliveries`).
 """
 
 from __future__ import annotations
@@ -14,8 +15,9 @@ from fractions import Fraction
 from functools import lru_cache
 
 from lexbench.answer import CallAssessment, ProviderResult, assess_call
-from lexbench.dataset.case import COVERAGE_THRESHOLD, Case, Region, TitleBasis
+from lexbench.dataset.case import COVERAGE_THRESHOLD, Case, Delivery, Region, TitleBasis
 from lexbench.scoring.anchors import check_anchors
+from lexbench.scoring.deliveries import file_component, resources_component
 from lexbench.scoring.coverage import NeedleResult, measure
 from lexbench.scoring.patterns import PATTERN_TIMEOUT_S, pattern_matches
 from lexbench.scoring.projection import CODE, Projection, iter_lines
@@ -63,6 +65,8 @@ def evaluate_response(case: Case, answer: ProviderResult, call: CallAssessment |
             failure_class=call.failure_class,
         )
 
+    if case.delivery is not Delivery.TEXT:
+        return _delivery_verdict(case, answer, call)
     view = AnswerView.of(answer.content, answer.content_format)
     projection = view.projection
     normalised = "".join(normalise(piece) for piece in projection.pieces())  # never the whole text at once
@@ -100,6 +104,35 @@ def evaluate_response(case: Case, answer: ProviderResult, call: CallAssessment |
         explanation=_explain(outcome, components, has_content=bool(answer.content) and not answer.content.isspace()),  # no stripped copy
         failure_class=failure_class,
     )
+
+
+def _delivery_verdict(case: Case, answer: ProviderResult, call: CallAssessment) -> Verdict:
+    """A ``file`` or ``resources`` case: ``call`` and the delivery's component (SPEC §2)."""
+    if case.delivery is Delivery.FILE:
+        summary = f"{len(answer.file):,} bytes answered" if answer.file is not None else "no bytes answered"
+        component = file_component(case, answer)
+    else:
+        summary = (f"{len(answer.resources):,} resource URLs answered" if answer.resources is not None
+                   else "no resource list answered")
+        component = resources_component(case, answer)
+    upstream = answer.metadata.upstream_status
+    summary = (f"upstream {upstream}" if upstream is not None else "upstream status unknown") + f", {summary}"
+    details = _call_details(answer) | {"delivery": case.delivery.value}
+    if answer.file is not None:
+        details["file_bytes"] = len(answer.file)
+    call_component = ComponentResult(
+        name=Component.CALL, passed=call.ok, measured=1.0 if call.ok else 0.0, threshold=1.0,
+        evidence=f"call ok ({summary})" if call.ok else f"call failed: {call.message} ({summary})", details=[details])
+    components = [call_component, component]
+    if not call.ok:
+        outcome, failure_class = Outcome.FAIL, call.failure_class
+    elif component.passed is False:
+        outcome, failure_class = Outcome.FAIL, "content"
+    else:
+        outcome, failure_class = Outcome.PASS, None
+    has_content = answer.file is not None or bool(answer.resources)
+    return Verdict(outcome=outcome, components=components, failure_class=failure_class,
+                   explanation=_explain(outcome, components, has_content=has_content))
 
 
 # --- needles ---------------------------------------------------------------------------------------

@@ -35,7 +35,7 @@ from lexbench.dataset.compile import bind_reference, sha256_bytes  # noqa: E402
 from lexbench.dataset.importers import FORMATS, build_rule  # noqa: E402
 from lexbench.dataset.importers.common import Page, detect_charset, read_index  # noqa: E402
 from lexbench.dataset.importers.html_text import visible_text  # noqa: E402
-from lexbench.dataset.importers.reviewed import COMMENTS_DELIMITER, derive_reference  # noqa: E402
+from lexbench.dataset.importers.reviewed import COMMENTS_DELIMITER, capture_spec, derive_capture, derive_reference  # noqa: E402
 from lexbench.dataset.evidence import UPSTREAM, upstream_path  # noqa: E402
 from lexbench.dataset.selection import STRATA, select  # noqa: E402
 
@@ -91,8 +91,9 @@ def _quota(name: str) -> int:
     return next(stratum.quota for stratum in STRATA if stratum.name == name)
 
 
-def _render_visible(html_files: list[Path]) -> dict[Path, str]:
-    """innerText of each capture in headless Chromium, JavaScript off (the sources saved pages so)."""
+def _render_visible(html_files: list[Path], *, screenshots: bool = False) -> dict[Path, str]:
+    """innerText of each capture in headless Chromium, JavaScript off (the sources saved pages so); with
+    ``screenshots``, also ``screenshot.png`` beside each capture (1280 px wide, at most 4,000 px tall)."""
     from playwright.sync_api import sync_playwright
 
     out: dict[Path, str] = {}
@@ -104,6 +105,10 @@ def _render_visible(html_files: list[Path]) -> dict[Path, str]:
             try:
                 page.goto(path.as_uri(), wait_until="domcontentloaded", timeout=30000)
                 out[path] = page.inner_text("body", timeout=30000)
+                if screenshots:
+                    page.set_viewport_size({"width": 1280, "height": 900})
+                    page.screenshot(path=str(path.parent / "screenshot.png"), full_page=True,
+                                    clip={"x": 0, "y": 0, "width": 1280, "height": 4000}, timeout=30000)
             except Exception as exc:  # a packet without a rendering still gets reviewed from the projection
                 out[path] = f"(rendering failed: {exc})"
             finally:
@@ -222,6 +227,280 @@ def packets(into: Path, reserves: int, *, more: list[str] | None = None, start: 
     rendered = _render_visible([path for _, path in todo])
     for case_dir, path in todo:
         (case_dir / "visible.txt").write_text(rendered[path], encoding="utf-8")
+
+
+BLIND_TEMPLATE: dict[str, Any] = {
+    "case": "the case id",
+    "title": "the visible heading, copied as shown (null for a titleless post collection)",
+    "lines": "[first, last]: the reference.txt lines that are the displayed article/post body (one-based, inclusive)",
+    "exclude": [{"line": 0, "reason": "not_displayed | not_in_capture | control_label | widget | attribution",
+                 "text": "that reference.txt line, exactly"}],
+    "ending": "the last passage of the article's own prose, copied exactly from reference.txt",
+    "visible_chrome": ["every phrase of site chrome (site name, top-level navigation, footer, attribution "
+                       "labels, controls) you judge visible on first load and stable across the site's pages"],
+    "not_visible_chrome": ["chrome text present in the HTML that a reader does not see on first load (hidden, "
+                           "clipped, collapsed, hover/click menu)"],
+    "identity": ["a distinctive phrase of this page's headline or URL path (not the site name)"],
+    "comments": "number of comments displayed on first load with their own author and text, or null",
+    "posts": "number of distinct posts of a collection, or null",
+    "basis": "one or two sentences per decision that was not obvious",
+}
+
+
+def blind_packets(into: Path, cases: list[str], runs: Path | None) -> None:
+    """Write a blind packet per case id: what a second reviewer decides from, and nothing of the entry.
+
+    ``capture.html``, ``visible.txt`` (Chromium innerText, JavaScript off), ``screenshot.png`` (1280 px
+    wide, first 4,000 px), ``reference.txt`` (the source's whole reference part, numbered, before any
+    review cut or exclusion; for trafilatura-eval the capture's numbered visible-text lines),
+    ``probes.json`` (the source's annotations), ``runs.json`` (``prove-visibility --runs``: every text
+    run's state and element path, when ``runs`` is given) and ``blind.json`` (:data:`BLIND_TEMPLATE`).
+    The rules, review notes and sources.json cut of the case are not copied (REVIEW.md: blind)."""
+    sources = json.loads((ROOT / "cases" / "articles" / "sources.json").read_text(encoding="utf-8"))["cases"]
+    into.mkdir(parents=True, exist_ok=True)
+    todo = []
+    for case_id in cases:
+        entry = sources[case_id]
+        case_dir = into / case_id
+        case_dir.mkdir(exist_ok=True)
+        spec = dict(entry["reference"] or {})
+        spec.pop("exclude", None)
+        spec["lines"] = None
+        capture = derive_capture(capture_spec(entry), lambda path: _read(CORPUS / path))
+        (case_dir / "capture.html").write_bytes(capture)
+        lines = derive_reference(spec, lambda path: _read(CORPUS / path), capture) if entry["reference"] else []
+        (case_dir / "reference.txt").write_text("".join(f"{i:4d}| {line}\n" for i, line in enumerate(lines, 1)),
+                                                encoding="utf-8")
+        probes: dict[str, Any] = {"source": entry["source"], "key": entry["key"]}
+        if entry["source"] == "trafilatura-eval":
+            evaldata = json.loads(_read(CORPUS / "trafilatura-eval/evaldata.json"))
+            name = Path(entry["capture"]["file"] if isinstance(entry["capture"], dict) else entry["capture"]).name.removesuffix(".gz")
+            probes["annotation"] = next((v for v in evaldata.values() if v.get("file") == name), None)
+        if entry["source"] == "dragnet":
+            text = _read(CORPUS / entry["reference"]["file"]).decode("utf-8", errors="replace")
+            probes["comment_reference"] = COMMENTS_DELIMITER.split(text, maxsplit=1)[-1][:6000]
+        (case_dir / "probes.json").write_text(json.dumps(probes, ensure_ascii=False, indent=2), encoding="utf-8")
+        if runs is not None and (runs / f"{case_id}.json").is_file():
+            (case_dir / "runs.json").write_bytes((runs / f"{case_id}.json").read_bytes())
+        (case_dir / "blind.json").write_text(json.dumps(BLIND_TEMPLATE, ensure_ascii=False, indent=2), encoding="utf-8")
+        todo.append(case_dir / "capture.html")
+        print(case_id, flush=True)
+    rendered = _render_visible(todo, screenshots=True)
+    for path in todo:
+        (path.parent / "visible.txt").write_text(rendered[path], encoding="utf-8")
+
+
+SUITE = ROOT / "cases" / "articles"
+REVISE_DIR = ROOT / ".evidence" / "articles-revise"
+"""The review's working input directory (git-ignored): rules, cohort and sources of the revision under review,
+its compiled ``dataset.json`` and ``evidence/``; ``--suite`` of ``prove-visibility`` and ``validate`` read it."""
+
+
+def _remap_regions(regions: list[dict[str, Any]], old: list[str], new: list[str]) -> tuple[list[dict[str, Any]], list[str]]:
+    """Regions over ``old`` reference lines carried to ``new`` ones (a review excluded or added lines): each keeps
+    the surviving lines it held, a region left with none is dropped, and the rest are made contiguous over
+    every new line. Returns the regions and the warnings a reviewer must read."""
+    import difflib
+
+    mapping: dict[int, int] = {}
+    for tag, i1, i2, j1, _ in difflib.SequenceMatcher(a=old, b=new, autojunk=False).get_opcodes():
+        if tag == "equal":
+            for k in range(i2 - i1):
+                mapping[i1 + k + 1] = j1 + k + 1
+    warnings: list[str] = []
+    out: list[dict[str, Any]] = []
+    for region in regions:
+        kept = [mapping[n] for n in range(region["first_line"], region["last_line"] + 1) if n in mapping]
+        if not kept:
+            warnings.append(f"region {region['label']!r} lost every line and was dropped: re-cut the regions")
+            continue
+        out.append({**region, "first_line": min(kept), "last_line": max(kept)})
+    for i, region in enumerate(out):
+        region["first_line"] = 1 if i == 0 else out[i - 1]["last_line"] + 1
+        if i == len(out) - 1:
+            region["last_line"] = len(new)
+    return out, warnings
+
+
+def revise(cases: list[str]) -> int:
+    """Rebind the named cases after their ``sources.json`` entry changed (an exclusion, a keep, a new cut):
+    derive the reference, carry the regions over (:func:`_remap_regions`), rebind sha256/chars/opening/ending
+    in ``rules.json``, check the reviewed ending is still in the reference; then rebuild :data:`REVISE_DIR`
+    for the whole suite (compile-articles). Prints what the reviewer must check; exit 1 when a case needs
+    hand work (a dropped region, a lost ending), 2 when the suite does not compile."""
+    import shutil
+
+    from lexbench.dataset.compile import compile_articles
+
+    rules = json.loads((SUITE / "rules.json").read_text(encoding="utf-8"))
+    sources = json.loads((SUITE / "sources.json").read_text(encoding="utf-8"))["cases"]
+    cache = REVISE_DIR.parent / "articles-revise-lines"
+    cache.mkdir(parents=True, exist_ok=True)
+    read = lambda path: _read(CORPUS / path)  # noqa: E731
+    status = 0
+    by_id = {case["id"]: case for case in rules["cases"]}
+    unknown = [c for c in cases if c not in by_id]
+    if unknown:
+        print(f"no such case: {', '.join(unknown)}")
+        return 2
+    for case in rules["cases"]:
+        entry = sources[case["id"]]
+        capture = derive_capture(capture_spec(entry), read)
+        if case.get("body") is None:
+            continue
+        lines = derive_reference(entry.get("reference"), read, capture)
+        text = "\n".join(lines)
+        binding = case["body"]["reference"]
+        if sha256_bytes(text.encode("utf-8")) == binding["sha256"]:
+            (cache / f"{case['id']}.txt").write_text(text, encoding="utf-8")
+            continue
+        if case["id"] not in cases:
+            print(f"{case['id']}: sources.json changed but the case was not named: revise it too")
+            status = max(status, 1)
+            continue
+        old_path = cache / f"{case['id']}.txt"
+        rev1 = ROOT / ".evidence" / "articles" / "evidence" / binding["path"]
+        old = old_path.read_text(encoding="utf-8") if old_path.is_file() else rev1.read_text(encoding="utf-8")
+        if sha256_bytes(old.encode("utf-8")) != binding["sha256"]:
+            print(f"{case['id']}: the text rules.json binds is not at hand ({old_path} or {rev1}): fetch revision 1's "
+                  "evidence (git stash; lexbench fetch-evidence --suite articles) and run again")
+            return 2
+        regions, warnings = _remap_regions(case["body"]["regions"], old.split("\n"), lines)
+        case["body"]["regions"] = regions
+        case["body"]["reference"] = bind_reference(text, binding["path"]).model_dump(mode="json")
+        end = case["body"]["reference_scope"]["end"]
+        if end not in text:
+            warnings.append(f"the reviewed ending is no longer in the reference: {end[:80]!r}")
+        old_path.write_text(text, encoding="utf-8")
+        removed = len(old.split("\n")) - len(lines)
+        print(f"{case['id']}: rebound ({len(lines)} lines, {removed:+d} removed); regions "
+              + ", ".join(f"{r['label']} {r['first_line']}-{r['last_line']}" for r in regions))
+        for warning in warnings:
+            print(f"  CHECK: {warning}")
+            status = max(status, 1)
+    (SUITE / "rules.json").write_text(json.dumps(rules, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    building = REVISE_DIR.with_name(REVISE_DIR.name + ".building")
+    shutil.rmtree(building, ignore_errors=True)
+    (building / "evidence").mkdir(parents=True)
+    for case in rules["cases"]:
+        entry = sources[case["id"]]
+        capture = derive_capture(capture_spec(entry), read)
+        target = building / "evidence" / case["capture"]["path"]
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(capture)
+        if case.get("body") is not None:
+            ref = building / "evidence" / case["body"]["reference"]["path"]
+            ref.parent.mkdir(parents=True, exist_ok=True)
+            ref.write_text("\n".join(derive_reference(entry.get("reference"), read, capture)), encoding="utf-8")
+    for name in ("rules.json", "cohort.json", "sources.json"):
+        shutil.copyfile(SUITE / name, building / name)
+    try:
+        compile_articles(building / "rules.json", building / "cohort.json", building / "evidence", building / "dataset.json")
+    except Exception as exc:  # the reviewer reads why and fixes rules.json
+        print(f"the suite does not compile: {exc}")
+        return 2
+    shutil.rmtree(REVISE_DIR, ignore_errors=True)
+    building.rename(REVISE_DIR)
+    print(f"rebuilt {REVISE_DIR}: lexbench prove-visibility --suite {REVISE_DIR} --case ... --review")
+    return status
+
+
+BLIND_KINDS = ("title", "ending", "reference scope", "stable groups", "identity", "record count")
+
+
+def _entry_lines(entry: dict[str, Any]) -> set[int] | None:
+    """The source reference lines (numbered as a blind packet's ``reference.txt``: before the cut) an entry keeps."""
+    spec = entry.get("reference")
+    if not spec:
+        return None
+    first, last = spec.get("lines") or (1, None)
+    if last is None:
+        return None  # the whole reference: resolved against the packet's line count by the caller
+    cut = set(range(first, last + 1))
+    return cut - {first - 1 + item["line"] for item in spec.get("exclude") or []}
+
+
+def _blind_lines(decision: dict[str, Any]) -> set[int] | None:
+    if not decision.get("lines"):
+        return None
+    first, last = decision["lines"]
+    return set(range(first, last + 1)) - {item["line"] for item in decision.get("exclude") or []}
+
+
+def compare_blind(decision: dict[str, Any], rule: dict[str, Any], entry: dict[str, Any], packet: Path) -> dict[str, tuple[bool, str]]:
+    """One frozen blind decision against the entry, per kind of :data:`BLIND_KINDS`: ``{kind: (agree, why)}``.
+
+    title: equal after the scorer's normal form. ending: the entry's reviewed ending and the blind one end in
+    the same 40 normalised characters, or the blind line lies inside the entry's passage and the passage's last
+    line is one the reviewer kept (the reviewer copies one line; a passage of >= 10 fragments may span several). reference scope: the same set of source lines kept (cut and
+    exclusions; the differing line numbers are named). stable groups: every phrase of the entry is in (or
+    inside a phrase of) the reviewer's ``visible_chrome`` and none is in ``not_visible_chrome``.
+    identity: every pattern of the entry matches the reviewer's title or one of its identity phrases.
+    record count: the same comment or post baseline (or none on both)."""
+    import re
+
+    out: dict[str, tuple[bool, str]] = {}
+    out["title"] = (_norm(decision.get("title")) == _norm(rule.get("title")),
+                    f"blind {decision.get('title')!r} vs entry {rule.get('title')!r}")
+    body = rule.get("body")
+    if body is not None:
+        end = body["reference_scope"]["end"]
+        numbered = [line.split("| ", 1)[-1] for line in (packet / "reference.txt").read_text(encoding="utf-8").splitlines()]
+        total = len(numbered)
+        blind_kept = {_norm(numbered[n - 1]) for n in (_blind_lines(decision) or set()) if 0 < n <= total}
+        blind_end = _norm(decision.get("ending"))
+        # The blind reviewer copied one whole line; the entry's ending is a passage of >= 10 fragments that
+        # may span the last lines. Same decision: the same last 40 characters, or the blind line inside the
+        # entry's passage whose last line the blind reviewer also kept in the article.
+        same_end = _norm(end)[-40:] == blind_end[-40:] or (
+            bool(blind_end) and blind_end in _norm(end) and _norm(end.split("\n")[-1]) in blind_kept)
+        out["ending"] = (same_end, f"blind ends {str(decision.get('ending'))[-60:]!r} vs entry {end[-60:]!r}")
+        mine = _entry_lines(entry)
+        if mine is None:
+            mine = set(range(1, total + 1)) - {item["line"] for item in (entry.get("reference") or {}).get("exclude") or []}
+        theirs = _blind_lines(decision) or set()
+        differ = sorted(mine ^ theirs)
+        out["reference scope"] = (not differ, "same lines" if not differ else
+                                  f"only entry keeps {sorted(mine - theirs)}, only blind keeps {sorted(theirs - mine)}")
+    seen = [_norm(p) for p in decision.get("visible_chrome") or []]
+    refused = {_norm(p) for p in decision.get("not_visible_chrome") or []}
+    missing = [p for g in rule.get("stable_groups") or [] for p in g["phrases"]
+               if not any(_norm(p) == v or _norm(p) in v for v in seen) or _norm(p) in refused]
+    out["stable groups"] = (not missing, "every phrase accepted" if not missing else f"not accepted: {missing}")
+    texts = [decision.get("title") or ""] + list(decision.get("identity") or [])
+    unmatched = [pattern for pattern in rule.get("page_identity") or []
+                 if not any(re.search(pattern, t, re.IGNORECASE) for t in texts)]
+    out["identity"] = (not unmatched, "matches" if not unmatched else f"entry patterns {unmatched} vs blind {texts}")
+    count = (rule.get("comments") or rule.get("posts") or {}).get("baseline")
+    blind = decision.get("comments") if rule.get("kind") != "post_collection" else decision.get("posts")
+    out["record count"] = (count == blind, f"blind {blind} vs entry {count}")
+    return out
+
+
+def blind_agreement(packets_dir: Path, decision_dirs: list[Path]) -> int:
+    """Agreement of the frozen blind decisions with the entries of ``cases/articles`` (REVIEW.md), per kind:
+    prints a Markdown table and every disagreement with its reason (:func:`compare_blind`)."""
+    rules = {c["id"]: c for c in json.loads((SUITE / "rules.json").read_text(encoding="utf-8"))["cases"]}
+    sources = json.loads((SUITE / "sources.json").read_text(encoding="utf-8"))["cases"]
+    agree = {k: 0 for k in BLIND_KINDS}
+    total = {k: 0 for k in BLIND_KINDS}
+    notes = []
+    for folder in decision_dirs:
+        for path in sorted(folder.glob("*.json")):
+            decision = json.loads(path.read_text(encoding="utf-8"))
+            case_id = path.stem
+            result = compare_blind(decision, rules[case_id], sources[case_id], packets_dir / case_id)
+            for kind, (same, why) in result.items():
+                total[kind] += 1
+                agree[kind] += same
+                if not same:
+                    notes.append(f"{case_id} {kind}: {why}")
+    print("| decision | agree | rate |\n|---|---|---|")
+    for kind in BLIND_KINDS:
+        print(f"| {kind} | {agree[kind]}/{total[kind]} | {agree[kind] / total[kind]:.0%} |" if total[kind] else f"| {kind} | 0/0 | n/a |")
+    for note in notes:
+        print(note)
+    return 0
 
 
 def build(case_dir: Path, review: dict[str, Any]) -> tuple[CaseRule, dict[str, Any], str | None, bytes]:
@@ -507,12 +786,28 @@ def main() -> int:
     a.add_argument("--evidence", type=Path, required=True)
     a.add_argument("--blind", type=Path, default=None, help="the blind second reviews (NNN.json)")
     a.add_argument("--resolutions", type=Path, default=None, help="how each disagreement was resolved ({packet: text})")
+    b = sub.add_parser("blind-packets")
+    b.add_argument("--into", type=Path, required=True)
+    b.add_argument("--runs", type=Path, default=None, help="prove-visibility --runs DIR")
+    b.add_argument("cases", nargs="+")
+    r = sub.add_parser("revise", help="rebind cases after their sources.json entry changed; rebuild .evidence/articles-revise")
+    r.add_argument("cases", nargs="*")
+    ba = sub.add_parser("blind-agreement", help="frozen blind decisions against the entries, per decision kind")
+    ba.add_argument("--packets", type=Path, required=True)
+    ba.add_argument("decisions", type=Path, nargs="+", help="folders of <case id>.json decisions")
     g = sub.add_parser("agreement")
     g.add_argument("--packets", type=Path, required=True)
     g.add_argument("--blind", type=Path, required=True)
     args = parser.parse_args()
     if args.command == "agreement":
         return agreement(args.packets, args.blind)
+    if args.command == "blind-agreement":
+        return blind_agreement(args.packets, args.decisions)
+    if args.command == "revise":
+        return revise(args.cases)
+    if args.command == "blind-packets":
+        blind_packets(args.into, args.cases, args.runs)
+        return 0
     if args.command == "assemble":
         return assemble(args.packets, args.out, args.evidence, args.blind, args.resolutions)
     if args.command == "packets":

@@ -17,6 +17,9 @@ import shutil
 from pathlib import Path
 from urllib.parse import urljoin
 
+import hashlib
+import math
+
 import lxml.html
 import pytest
 
@@ -27,8 +30,14 @@ from tests.dataset.dynamic_pages import CHROMIUM, NPM, SITE, browser, build_site
 pytestmark = pytest.mark.slow
 
 SUITE = CASES_ROOT / "dynamic"
-RULES = json.loads((SUITE / "rules.json").read_text(encoding="utf-8"))["cases"]
+ALL_RULES = json.loads((SUITE / "rules.json").read_text(encoding="utf-8"))["cases"]
+RULES = [rule for rule in ALL_RULES if rule["delivery"] == "text"]
+"""The text cases; the file and resources cases are checked at the end of this module."""
 IDS = [rule["id"] for rule in RULES]
+FILE_RULES = [rule for rule in ALL_RULES if rule["delivery"] == "file"]
+RESOURCE_RULES = [rule for rule in ALL_RULES if rule["delivery"] == "resources"]
+RESOURCE_IDS = [rule["id"] for rule in RESOURCE_RULES]
+PAGE_IDS = IDS + RESOURCE_IDS
 
 
 def _playwright_missing() -> str | None:
@@ -58,11 +67,11 @@ def renderings(built) -> dict:
     missing = _playwright_missing() or (None if CHROMIUM else "chromium is not installed (apt-get install -y chromium)")
     if missing:
         pytest.skip(missing)
-    rules = {rule["id"]: rule for rule in RULES}
+    rules = {rule["id"]: rule for rule in ALL_RULES}
     with serve(built) as base, browser() as chromium:
         return {case_id: render(chromium, f"{base}{case_id}/index.html", rules[case_id]["retrieval"]["dom_completion"],
-                                selectors=[_location_selector(group) for group in rules[case_id]["stable_groups"]])
-                for case_id in IDS}
+                                selectors=[_location_selector(group) for group in rules[case_id].get("stable_groups", [])])
+                for case_id in PAGE_IDS}
 
 
 def _location_selector(group: dict) -> str:
@@ -72,12 +81,14 @@ def _location_selector(group: dict) -> str:
 
 
 def test_every_case_has_its_own_directory_with_relative_urls(built):
-    assert sorted(p.name for p in built.iterdir() if p.is_dir()) == sorted(IDS)
-    for case_id in IDS:
+    assert sorted(p.name for p in built.iterdir() if p.is_dir()) == sorted(r["id"] for r in ALL_RULES)
+    for case_id in PAGE_IDS:
         assert (built / case_id / "index.html").is_file(), case_id
         for page in (built / case_id).glob("*.html"):
             tree = lxml.html.fromstring(page.read_bytes())
             for element, attribute, url, _ in tree.iterlinks():
+                if case_id in RESOURCE_IDS and element.tag == "a" and url.startswith("https://"):
+                    continue  # a link to another site, on purpose: a resources case's not-owned URL, never loaded
                 assert not url.startswith(("/", "http:", "https:")), f"{page.relative_to(built)}: {element.tag} {attribute}={url!r}"
 
 
@@ -198,3 +209,47 @@ def test_rendered_first_load_passes_and_fails_without_each_part(renderings, case
     for what, answer in removals.items():
         outcome, failed = _outcome(case, answer, "html" if with_records else "text")
         assert outcome == "fail" and what.split(":")[0] in failed, f"{case_id}: still {outcome} without its {what} ({failed})"
+
+
+# --- the file and resources cases (SPEC §2) ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("case_id", [r["id"] for r in FILE_RULES])
+def test_a_file_case_builds_the_document_its_contract_binds(built, case_id):
+    """The build writes one document per file case; hashlib over its bytes is the contract's sha256."""
+    rule = next(r for r in FILE_RULES if r["id"] == case_id)
+    files = list((built / case_id).iterdir())
+    assert len(files) == 1 and files[0].is_file(), files
+    data = files[0].read_bytes()
+    assert (hashlib.sha256(data).hexdigest(), len(data)) == (rule["file"]["sha256"], rule["file"]["size"])
+    assert rule["url"].rsplit("/", 1)[1] == files[0].name  # the case URL names the document it serves
+    if rule["file"]["media_type"] == "application/pdf":  # a well-formed PDF: its xref offsets point at objects
+        text = data.decode("latin1")
+        start = int(text.rsplit("startxref\n", 1)[1].split()[0])
+        assert text[start:].startswith("xref")
+        offsets = [int(line.split()[0]) for line in text[start:].split("\n")[3:] if line.endswith(" n ")]
+        assert offsets and all(text[o:].split("\n", 1)[0] == f"{i} 0 obj" for i, o in enumerate(offsets, start=1))
+
+
+def _owned(html: str, page_url: str) -> set[str]:
+    from lexbench.providers.headless import resource_urls
+    from lexbench.scoring.deliveries import page_relative
+
+    return {page_relative(u, page_url) for u in resource_urls(html, page_url)} - {None}
+
+
+@pytest.mark.parametrize("case_id", [r["id"] for r in RESOURCE_RULES])
+def test_a_resources_case_shows_its_urls_after_dom_completion_and_its_shell_as_marked(built, renderings, case_id):
+    """Every contract URL is an ``a[href]``/``img[src]`` of the rendered first load; the static shell of a
+    ``needs_javascript`` case holds fewer than the floor, that of a static case all of them."""
+    rule = next(r for r in RESOURCE_RULES if r["id"] == case_id)
+    rendering = renderings[case_id]
+    assert rendering.completion_met, f"{case_id}: DOM completion {rule['retrieval']['dom_completion']} never held"
+    wanted = set(rule["resources"]["urls"])
+    assert wanted <= _owned(rendering.html, rendering.final_url), wanted - _owned(rendering.html, rendering.final_url)
+    shell = _owned((built / case_id / "index.html").read_text(encoding="utf-8"), rule["url"])
+    floor = math.ceil(rule["resources"]["recall_floor"] * len(wanted))
+    if rule["retrieval"]["needs_javascript"]:
+        assert len(wanted & shell) < floor, f"{case_id} is marked needs_javascript but its static shell holds {wanted & shell}"
+    else:
+        assert wanted <= shell, f"{case_id}: not marked needs_javascript, but its static shell lacks {wanted - shell}"

@@ -117,7 +117,7 @@ def test_revision_1_s_blind_review_findings_are_refused_on_the_real_captures(tmp
               "article-079-id-kompas-tol-layang-mbz-kendaraan-barang-ditindak":
                   "is not displayed (hidden: display_none): 'Baca juga:'"}
     cases = [case for case in dataset.cases if case.id in wanted]
-    suite = SimpleNamespace(id="articles", cases=cases, captures={
+    suite = SimpleNamespace(id="articles", root=tmp_path, cases=cases, captures={
         case.id: (inputs / "evidence" / case.capture.path).read_bytes() for case in cases})
     found = {proof.case_id: proof.problems for proof, _ in prove_suite(suite)}
     for case_id, message in wanted.items():

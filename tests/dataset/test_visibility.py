@@ -17,8 +17,8 @@ def run(text: str, state: str = "visible", reason: str | None = None, marker: st
     return TextRun(text=text, state=state, reason=reason, path="html > body > p", marker=marker, inside=inside)
 
 
-def rule(groups=(), kind="fixed_article", comments=None):  # type: ignore[no-untyped-def]
-    return SimpleNamespace(id="article-001-en-x", kind=kind, comments=comments, stable_groups=[
+def rule(groups=(), kind="fixed_article", comments=None, flags=()):  # type: ignore[no-untyped-def]
+    return SimpleNamespace(id="article-001-en-x", kind=kind, comments=comments, flags=list(flags), stable_groups=[
         SimpleNamespace(id=g[0], phrases=list(g[1]), selector=g[2] if len(g) > 2 else None) for g in groups])
 
 
@@ -77,6 +77,40 @@ def test_lines_in_bylines_and_widgets_are_listed_for_review_not_refused():
     proof = check_case(rule(), rendering, "By Maren Okafor, Energy correspondent\nThe turbines turned all winter.")
     assert proof.problems == []
     assert proof.review == ["reference line 1 sits in a byline element: 'By Maren Okafor, Energy correspondent'"]
+
+
+def test_a_listed_line_the_review_keeps_is_decided_with_its_reason_and_the_others_stay_listed():
+    rendering = Rendering(runs=(run("A grey heron at dawn on the Tay.", marker="caption"),
+                                run("By Maren Okafor", marker="byline"), run("The turbines turned all winter.")))
+    reference = "A grey heron at dawn on the Tay.\nBy Maren Okafor\nThe turbines turned all winter."
+    proof = check_case(rule(), rendering, reference, {"A grey heron at dawn on the Tay.": "caption"})
+    assert proof.review == ["reference line 2 sits in a byline element: 'By Maren Okafor'"]
+    assert proof.decided == ["reference line 1 sits in a caption element: 'A grey heron at dawn on the Tay.'; kept (caption)"]
+    assert summary([proof])["decided"] == {"reference line in a caption element": 1}
+
+
+def test_keep_decisions_name_a_reference_line_and_a_known_reason_or_are_refused_by_name():
+    from lexbench.dataset.importers.common import PageError
+    from lexbench.dataset.importers.reviewed import kept_lines
+
+    lines = ["A grey heron at dawn.", "The turbines turned."]
+    assert kept_lines(lines, [{"text": "A grey heron at dawn.", "reason": "caption"}]) == {"A grey heron at dawn.": "caption"}
+    bad = {
+        "reason 'pretty'": [{"text": "A grey heron at dawn.", "reason": "pretty"}],
+        "is not a line of the reviewed reference": [{"text": "Gone", "reason": "caption"}],
+        "kept twice": [{"text": "A grey heron at dawn.", "reason": "caption"}] * 2,
+        "exactly text and reason": [{"line": 1, "reason": "caption"}],
+        "must be a list": {"text": "x"},
+    }
+    for message, keeps in bad.items():
+        with pytest.raises(PageError, match=re.escape(message)):
+            kept_lines(lines, keeps)
+
+
+def test_a_comment_section_the_review_flagged_as_showing_no_comment_is_decided_not_listed():
+    rendering = Rendering(runs=(run("x"),), comment_section="html > body > div#comments")
+    proof = check_case(rule(flags=["comment_section_without_displayed_comments: an empty box and a form"]), rendering, None)
+    assert proof.review == [] and proof.decided[0].startswith("comments: the section (html > body > div#comments) was reviewed")
 
 
 def test_a_comment_section_without_a_contract_is_listed_only_for_articles_without_one():

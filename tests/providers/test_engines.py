@@ -11,7 +11,8 @@ from lexbench.dataset.case import Delivery
 from lexbench.errors import ConfigError
 from lexbench.providers.config import parse_provider_config
 from lexbench.providers.engines import (
-    ENGINES, ROUTE_CONTRACTS, Completion, check_completion, command_line, select_route, version_matches,
+    ENGINES, FILE_ROUTE, RESOURCES_ROUTE, ROUTE_CONTRACTS, Completion, check_completion, command_line, select_route,
+    version_matches,
 )
 from lexbench.providers.headless import HeadlessHtml, HeadlessMarkdown, PreflightError, probe_version
 from lexbench.providers.local import Trafilatura
@@ -99,8 +100,20 @@ def test_text_tasks_take_the_configured_route():
 def test_dom_completion_with_direct_file_delivery_is_refused_before_any_call():
     with pytest.raises(ConfigError, match="cannot claim a rendered-page condition .*selector.* was satisfied"):
         select_route("headless_markdown", Completion(selector="article"), Delivery.FILE)
-    with pytest.raises(ConfigError, match="reserved"):  # without completion: simply not delivered yet
-        select_route("headless_markdown", Completion(), Delivery.FILE)
+    # without completion: the file route, on an engine that has one; refused on one that has not
+    assert select_route("headless_markdown", Completion(), Delivery.FILE, eng=ENGINES["chromium-cdp"]) == FILE_ROUTE
+    with pytest.raises(ConfigError, match="engine jsdom has no route for 'file' delivery; chromium-cdp can"):
+        select_route("headless_markdown", Completion(), Delivery.FILE, eng=ENGINES["jsdom"])
+    for wait in ({"wait": "network_idle"}, {"delay_ms": 500}, {"timeout_ms": 8000}):
+        with pytest.raises(ConfigError, match="cannot claim a rendered-page condition"):
+            select_route("headless_html", Completion(**wait), Delivery.FILE, eng=ENGINES["chromium-cdp"])
+
+
+def test_resources_tasks_take_the_resources_route_with_dom_completion():
+    for name in ("chromium-cdp", "chromium-dump-dom", "jsdom"):
+        assert select_route("headless_html", Completion(selector="a"), Delivery.RESOURCES,
+                            eng=ENGINES[name]) == RESOURCES_ROUTE
+    assert [e for e in sorted(ENGINES) if "file" in ENGINES[e].deliveries] == ["chromium-cdp"]
 
 
 def test_text_scope_2_with_resource_discovery_is_refused_before_any_call():

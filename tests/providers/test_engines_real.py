@@ -278,9 +278,10 @@ def test_a_refused_connection_is_a_connect_failure(suite):
 def test_file_delivery_with_dom_completion_is_refused_before_the_engine_starts(suite, pages):
     provider = HeadlessMarkdown("m", options("chromium-cdp", completion={"selector": "article"}))
     case = suite.cases[0].model_copy(update={"delivery": Delivery.FILE})
+    hits = len(pages.hits)
     result = call_provider(provider, case, pages.base + "/late", POLICY)
-    assert result.error_type is ErrorType.UNSUPPORTED and "rendered-page condition" in result.error_message
-    assert len(result.attempts) == 1 and result.attempts[0].upstream_status is None
+    assert result.error_type is ErrorType.UNSUPPORTED_DELIVERY and "rendered-page condition" in result.error_message
+    assert result.attempts == [] and len(pages.hits) == hits  # no call: the page was never asked for
 
 
 def test_a_version_mismatch_stops_the_provider_before_any_call(suite, pages):

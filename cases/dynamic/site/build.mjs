@@ -4,7 +4,10 @@
 // scripts, styles and public files (api/*.json, images, frames) and every URL in it is relative to the page:
 // the same directory works under any replay prefix. Output is deterministic (content-hashed names, no
 // timestamps) and the build needs no network once `npm ci` has run.
-import { readdirSync, existsSync, statSync } from 'node:fs';
+// A `file` case (a document delivered as bytes) has document.mjs instead of pages: its default export
+// { name, bytes() } is written as DIR/<case-id>/<name>, the only file there, generated here rather than
+// committed.
+import { readdirSync, existsSync, statSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { resolve, join } from 'node:path';
 import { pathToFileURL, fileURLToPath } from 'node:url';
 import { build } from 'vite';
@@ -44,8 +47,17 @@ function ssrPlugin(caseDir) {
   }];
 }
 
+async function buildDocument(root, caseId, outDir) {
+  const { default: document } = await import(pathToFileURL(join(root, 'document.mjs')).href);
+  const target = join(outDir, caseId);
+  rmSync(target, { recursive: true, force: true });
+  mkdirSync(target, { recursive: true });
+  writeFileSync(join(target, document.name), document.bytes());
+}
+
 async function buildCase(caseId, outDir) {
   const root = join(here, 'cases', caseId);
+  if (existsSync(join(root, 'document.mjs'))) return buildDocument(root, caseId, outDir);
   const input = Object.fromEntries(
     readdirSync(root).filter((name) => name.endsWith('.html')).sort().map((name) => [name.slice(0, -5), join(root, name)]),
   );

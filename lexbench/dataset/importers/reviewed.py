@@ -113,10 +113,12 @@ def derive_reference(spec: dict[str, Any] | None, read: Callable[[str], bytes], 
     ``{"from": "capture", "lines": [a, b]}``: that range of the capture's visible-text lines
     (:func:`~lexbench.dataset.importers.html_text.html_lines` of the decoded capture), for sources whose
     annotations are snippets, not a body. Either may carry ``exclude`` (:func:`exclude_lines`): the lines
-    the review leaves out, each with its reason. Raises :class:`PageError` naming the file."""
+    the review leaves out, each with its reason; and ``keep`` (:func:`kept_lines`): the listed lines it keeps. Raises :class:`PageError` naming the file."""
     if not spec:
         return []
-    return exclude_lines(_derive_lines(spec, read, capture), spec.get("exclude"))
+    lines = exclude_lines(_derive_lines(spec, read, capture), spec.get("exclude"))
+    kept_lines(lines, spec.get("keep"))  # refused here, with the derivation, not later by the proof
+    return lines
 
 
 EXCLUSION_REASONS: dict[str, str] = {
@@ -127,6 +129,41 @@ EXCLUSION_REASONS: dict[str, str] = {
     "attribution": "a byline, category label or credit line (attribution belongs to stable groups)",
 }
 """Why a review leaves a source line out of the reference (SPEC §4): the reference is the displayed article."""
+
+
+KEEP_REASONS: dict[str, str] = {
+    "caption": "a photo or figure caption of the article: in scope, as the seed says",
+    "body_link": "a link inside the article's own prose: in scope, as the seed says",
+    "article_text": "the article's own prose in an element whose class or id reads like a widget, byline or credit",
+}
+"""Why a review keeps a line the visibility proof listed for review (SPEC §4, ``keep`` in ``sources.json``)."""
+
+
+def kept_lines(lines: list[str], keeps: Any) -> dict[str, str]:
+    """The review's decisions to keep listed lines: ``{line text: reason}`` (SPEC §4).
+
+    ``keeps`` is ``None`` or a list of ``{"text": t, "reason": r}``: ``t`` a line of the reviewed reference
+    ``lines`` (after exclusions), ``r`` a key of :data:`KEEP_REASONS`. Raises :class:`PageError` naming the
+    entry for an unknown reason, a text that is not a reference line, or a line kept twice."""
+    if keeps is None:
+        return {}
+    if not isinstance(keeps, list):
+        raise PageError(f"sources.json: keep must be a list of {{text, reason}}, got {keeps!r}")
+    present = set(lines)
+    out: dict[str, str] = {}
+    for item in keeps:
+        if not isinstance(item, dict) or set(item) != {"text", "reason"}:
+            raise PageError(f"sources.json: a keep decision has exactly text and reason, got {item!r}")
+        text, reason = item["text"], item["reason"]
+        if reason not in KEEP_REASONS:
+            raise PageError(f"sources.json: keep of {text!r} has reason {reason!r}; use one of {', '.join(KEEP_REASONS)}")
+        if text not in present:
+            raise PageError(f"sources.json: kept line {text!r} is not a line of the reviewed reference (excluded, "
+                            "or the source changed)")
+        if text in out:
+            raise PageError(f"sources.json: line {text!r} is kept twice")
+        out[text] = reason
+    return out
 
 
 def exclude_lines(lines: list[str], exclusions: Any) -> list[str]:
