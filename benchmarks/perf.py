@@ -1,7 +1,8 @@
-"""``make perf``: every performance figure of issues 10, 16, 18 and 31 (figure 7, ``lexbench history``) with its ratio and target; exit 1 when one
+"""``make perf``: every performance figure of issues 10, 16, 18, 31 (figure 7, ``lexbench history``) and 28 (figure 8,
+``chromium-cdp`` against a bare Playwright loop) with its ratio and target; exit 1 when one
 is missed (skipped figures, e.g. without the corpus, do not count as missed).
 
-    python -m benchmarks.perf [--rounds N] [--only 1,2,3,4,5,6 | 1b,1d] [--quick] [--work DIR]
+    python -m benchmarks.perf [--rounds N] [--only 1,2,3,4,5,6,7,8 | 1b,1d] [--quick] [--work DIR]
 
 Figures are ratios of two sides measured in turn in the same run, repeated (median of the rounds),
 because the machine may be shared. Benchmarks never run under ``make test``.
@@ -28,7 +29,7 @@ def main(argv: list[str] | None = None) -> int:
     """Run the selected figures, print them, and return the exit status (1 when a target is missed)."""
     parser = argparse.ArgumentParser(prog="python -m benchmarks.perf", description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=3, help="paired rounds per figure (default 3; median quoted)")
-    parser.add_argument("--only", default="1,2,3,4,5,6,7",
+    parser.add_argument("--only", default="1,2,3,4,5,6,7,8",
                         help="comma-separated figure numbers, or single figures of group 1 (1a … 1d) (default: all)")
     parser.add_argument("--quick", action="store_true", help="figure 3a over a quarter of the corpus items")
     parser.add_argument("--work", default=None, help="scratch directory (default: a new temporary directory)")
@@ -41,7 +42,7 @@ def main(argv: list[str] | None = None) -> int:
     work = Path(args.work) if args.work else Path(tempfile.mkdtemp(prefix="lexbench-perf-"))
     work.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
-    print(f"lexbench performance figures (issues 10, 16, 18, 31) — {_machine()}; scratch {work}", flush=True)
+    print(f"lexbench performance figures (issues 10, 16, 18, 28, 31) — {_machine()}; scratch {work}", flush=True)
     figures: list[Figure] = []
 
     def show(new: list[Figure]) -> None:
@@ -93,6 +94,11 @@ def main(argv: list[str] | None = None) -> int:
         from benchmarks.history import history_figure
 
         show([history_figure(work, args.rounds)])
+
+    if "8" in selected:
+        from benchmarks.engine_cost import engine_figure
+
+        show([engine_figure(work / "engine-cost", args.rounds)])
 
     missed = [figure.number for figure in figures if figure.met is False]
     skipped = [figure.number for figure in figures if figure.met is None]

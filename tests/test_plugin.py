@@ -82,6 +82,15 @@ def test_parallel_run_records_the_same_rows(bench, tmp_path_factory):
 
     assert key(serial) == key(parallel)
     assert len(key(parallel)) == 8
+    # Each item's own wall clock (issue 28): in one process the items ran one after another, which the
+    # report's engine cost says; with two workers at most two ran at once.
+    for run, most in ((serial, {1}), (parallel, {1, 2})):
+        assert all(r["started_at"] <= r["finished_at"] for r in rows(run))
+        cost = json.loads((run / "report.json").read_text())["engine_cost"]
+        assert {e["at_once"] for e in cost} <= most and {e["wall_items"] for e in cost} == {2}
+        assert "## Engine cost" in (run / "report.md").read_text()
+    serial_rows = sorted(rows(serial), key=lambda r: r["started_at"])
+    assert all(a["finished_at"] <= b["started_at"] for a, b in zip(serial_rows, serial_rows[1:]))
 
 
 _AFFINITY = '''

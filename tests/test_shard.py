@@ -142,7 +142,8 @@ def test_two_engines_that_disagree_are_refused_naming_both():
 
 
 REPO = Path(__file__).resolve().parents[1]
-TIMING = ("latency_s", "latency_p50_s", "latency_p95_s", "latency_max_s",
+TIMING = ("latency_s", "latency_p50_s", "latency_p95_s", "latency_max_s", "started_at", "finished_at",
+          "page_seconds_median", "page_seconds_p90", "wall_s", "pages_per_minute", "at_once", "others_in_span",
           "peak_memory_bytes", "peak_memory_median_bytes", "peak_memory_max_bytes")
 """Wall-clock and memory figures: the only row and report fields two runs over the same items may differ in."""
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 
 import pytest
 
@@ -89,6 +90,7 @@ class CaseItem(pytest.Item):
                                provider_name=provider_name)
 
     def runtest(self) -> None:
+        started = time.time()  # wall clock, not monotonic: the report lines items of several processes up
         result, call = self._call()
         from lexbench.scoring.budget import score_within_budget  # loaded by then; kept local like the one above
 
@@ -97,7 +99,7 @@ class CaseItem(pytest.Item):
         verdict = score_within_budget(self.case, result, call=call)
         redactor = self.config.stash[STATE].redactor(self.provider_name)
         shown = redactor.result(verdict)
-        self._record(result, shown, redactor)
+        self._record(result, shown, redactor, (started, time.time()))
         if shown.outcome is Outcome.FAIL:
             raise VerdictFailure(shown)
         if shown.outcome is Outcome.UNRESOLVABLE:
@@ -137,11 +139,12 @@ class CaseItem(pytest.Item):
                 "error_message": f"{down} ({self.provider_name} reported {result.error_type}: {result.error_message})"}), None
         return result, call
 
-    def _record(self, answer: ProviderResult, verdict: Verdict, redactor: Redactor) -> None:
-        """Write the item's row and saved response (the answer is redacted there) with the redacted ``verdict``."""
+    def _record(self, answer: ProviderResult, verdict: Verdict, redactor: Redactor, wall: tuple[float, float]) -> None:
+        """Write the item's row and saved response (the answer is redacted there) with the redacted ``verdict``;
+        ``wall``: when the item started and was scored (UTC seconds since the epoch)."""
         state = self.config.stash[STATE]
         row = scored_row(state.run_dir, state.row_context(self.provider_name, self.suite.id), self.case,
-                         answer, verdict, redactor, unrecorded_requests=self.unrecorded_requests)
+                         answer, verdict, redactor, unrecorded_requests=self.unrecorded_requests, wall=wall)
         self.row_json = row.model_dump_json()
         self.junit_properties = [(f"lexbench/{row.item_id}/{name}", value)
                                  for name, value in junit_properties(verdict, answer.latency_s, len(answer.content))]

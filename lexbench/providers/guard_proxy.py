@@ -113,8 +113,15 @@ class GuardProxy:
         return [*refusals[:MAX_RECORDED], f"... and {len(refusals) - MAX_RECORDED} more refused requests"]
 
     def last_event(self) -> ProxyEvent | None:
+        """The last refusal (``blocked_network``) if any, else the last failure, else ``None``.
+
+        A refusal comes first because only the page can cause one: a browser's own background calls
+        (``accounts.google.com``, ``update.googleapis.com``, which Chromium makes despite its flags) go to
+        public hosts the guard lets through, and fail only on resolution or connection, at any moment —
+        often after the navigation's refusal, on a loaded machine."""
         with self._lock:
-            return self.events[-1] if self.events else None
+            refused = [e for e in self.events if e.kind == ErrorType.BLOCKED_NETWORK.value]
+            return refused[-1] if refused else self.events[-1] if self.events else None
 
     def close(self) -> None:
         self._closed.set()
@@ -348,7 +355,8 @@ def proxy_page_error(html: str) -> FetchError | None:
 
 def proxy_failure(proxy: GuardProxy, message: str) -> FetchError:
     """The error of a navigation the engine reports only as a failed tunnel (``ERR_TUNNEL_CONNECTION_FAILED``):
-    the proxy's last refusal or failure says what it was (``blocked_network``, ``dns``, ``connect``)."""
+    the proxy's last refusal, else its last failure, says what it was (``blocked_network``, ``dns``,
+    ``connect``: :meth:`GuardProxy.last_event`)."""
     event = proxy.last_event()
     if event is None:
         return FetchError(ErrorType.CONNECT, message)

@@ -27,7 +27,7 @@ from typing import Any
 
 from lexbench.run.record import RunRow
 from lexbench.report.browser import browser_tables
-from lexbench.report.memory import memory_intro, mib_text
+from lexbench.report.cost import COST_FIGURES, COST_HEAD, cost_intro, cost_rows
 from lexbench.report.model import (
     BREAKDOWNS, COMPARISON_HEADINGS, COMPONENT_COLUMNS, COMPONENT_LABELS, FLAGS_INTRO, LEADERBOARD_COMPONENTS,
     ProviderSummary, ReportModel, boilerplate_text, build_model, flagged_cases, import_caveats, import_heading,
@@ -335,11 +335,10 @@ def html_from_model(model: ReportModel, trend_panel: str | None = None) -> str:
              _n(secs(e["latency_max_s"])), _n(e["attempts"]), _n(e["retried_items"]), _n(cost_text(e["cost"]))]
             for e in report["latency_and_cost"]]
     parts.append(_table(["provider", "timed items", "p50 s", "p95 s", "max s", "attempts", "retried items", "cost"], body))
-    if (intro := memory_intro(report)) is not None:
-        parts.append(f'<h2 id="memory">Peak memory</h2><p>{escape(intro)}</p>')
-        body = [[_t(e["provider"]), _n(e["measured_items"]), _n(mib_text(e["peak_memory_median_bytes"])),
-                 _n(mib_text(e["peak_memory_max_bytes"]))] for e in report["memory"]]
-        parts.append(_table(["provider", "measured items", "median peak", "max peak"], body))
+    if (intro := cost_intro(report)) is not None:
+        parts.append(f'<h2 id="engine-cost">Engine cost</h2><p>{escape(intro)}</p>')
+        parts.append(_table(COST_HEAD, [[(_n if figure else _t)(cell) for figure, cell in zip(COST_FIGURES, row)]
+                                        for row in cost_rows(report)]))
     for heading, intro, head, figures, rows_text in browser_tables(report):
         anchor = heading.lower().replace(" ", "-")
         parts.append(f'<h2 id="{anchor}">{escape(heading)}</h2><p>{escape(intro)}</p>')

@@ -2,8 +2,9 @@
 items' peak memory (``metadata.peak_memory_bytes``, :mod:`lexbench.providers.memory`), and the text the
 Markdown and HTML reports show. Pure: rows in, plain data and text out.
 
-``report.json`` always has a ``memory`` list; ``report.md`` and ``report.html`` show the table only when
-some item was measured, so the reports of runs without a figure keep their bytes.
+``report.json`` always has a ``memory`` list; ``report.md`` and ``report.html`` show it in the engine cost
+table (:mod:`lexbench.report.cost`), only when some item was measured or timed, so the reports of earlier
+runs keep their bytes.
 """
 
 from __future__ import annotations
@@ -44,16 +45,3 @@ def memory_figures(rows: Iterable[RunRow], providers: Sequence[str]) -> list[dic
 def mib_text(value: int | None) -> str:
     """Bytes as MiB (2^20 bytes) with one decimal, e.g. ``412.3 MiB``; ``not measured`` for ``None``."""
     return "not measured" if value is None else f"{value / 2**20:,.1f} MiB"
-
-
-def memory_intro(report: dict[str, Any]) -> str | None:
-    """The sentence before the memory table (what the figure is, how often it was sampled), or ``None``
-    when no item of ``report`` was measured and the table is left out."""
-    entries = report.get("memory") or []
-    if not any(entry["measured_items"] for entry in entries):
-        return None
-    every = sorted({entry["sampled_every_s"] for entry in entries if entry["sampled_every_s"] is not None})
-    return ("Peak memory of each call's engine or worker processes: the largest sum of their proportional set sizes "
-            "(PSS: a page several processes share is counted once in all), sampled every "
-            f"{' or '.join(f'{s:g}' for s in every) or '?'} s while the call ran; median and maximum over the "
-            "measured items. Providers that run no child process (in-process and hosted ones) are not measured.")

@@ -24,6 +24,7 @@ from lexbench.run import stats
 from lexbench.dataset.flags import SELF_REPORTED, flag_explanation
 from lexbench.run.record import RESPONSES_DIR, RunRow, scorer_version
 from lexbench.report.browser import browser_figures
+from lexbench.report.cost import engine_cost
 from lexbench.report.memory import memory_figures
 from lexbench.run.attestation import record_problems
 from lexbench.text import counted
@@ -389,7 +390,7 @@ def build_model(rows: Iterable[RunRow], manifest: dict[str, Any], imported: dict
 def build_report(rows: Sequence[RunRow], manifest: dict[str, Any]) -> dict[str, Any]:
     """The whole report as plain data (``report.json``): run facts, leaderboards with bootstrap
     intervals, pairwise comparisons, breakdowns, component failures, latency and cost, peak memory (bytes,
-    :mod:`lexbench.report.memory`), failure classes, flagged cases with each flag's meaning, and every item
+    :mod:`lexbench.report.memory`), the engine cost (:mod:`lexbench.report.cost`), failure classes, flagged cases with each flag's meaning, and every item
     that did not pass (with its saved answer's relative path). ``run.suite.import`` holds an imported
     suite's format and caveats when the caller read them (:func:`build_model`).
 
@@ -428,6 +429,7 @@ def _report_data(rows: list[RunRow], manifest: dict[str, Any], summaries: list[P
         "components": [],
         "latency_and_cost": [],
         "memory": memory_figures(rows, providers),
+        "engine_cost": engine_cost(rows, providers),
         **({} if (browser := browser_figures(rows, providers)) is None else {"browser": browser}),
         "failure_classes": [],
         "flagged": [{"case": case, "flag": flag} for case, flag in flagged],

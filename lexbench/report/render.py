@@ -26,7 +26,7 @@ from typing import Any
 from lexbench.run.record import RunRow
 from lexbench.report.html import html_from_model
 from lexbench.report.browser import browser_tables
-from lexbench.report.memory import memory_intro, mib_text
+from lexbench.report.cost import COST_FIGURES, COST_HEAD, cost_intro, cost_rows
 from lexbench.report.model import (
     BREAKDOWNS, COMPARISON_HEADINGS, COMPONENT_COLUMNS, COMPONENT_LABELS, FLAGS_INTRO, LEADERBOARD_COMPONENTS,
     ReportModel, boilerplate_text, build_model, flagged_cases, import_caveats, import_heading, run_lines,
@@ -155,12 +155,10 @@ def markdown_from_model(model: ReportModel) -> str:
                      f"| {secs(entry['latency_p95_s'])} | {secs(entry['latency_max_s'])} | {entry['attempts']} "
                      f"| {entry['retried_items']} | {md_text(cost_text(entry['cost']))} |")
     lines.append("")
-    if (intro := memory_intro(report)) is not None:
-        lines += ["## Peak memory", "", md_text(intro), "",
-                  "| provider | measured items | median peak | max peak |", "|---|---:|---:|---:|"]
-        for entry in report["memory"]:
-            lines.append(f"| {md_text(entry['provider'])} | {entry['measured_items']} "
-                         f"| {mib_text(entry['peak_memory_median_bytes'])} | {mib_text(entry['peak_memory_max_bytes'])} |")
+    if (intro := cost_intro(report)) is not None:
+        lines += ["## Engine cost", "", md_text(intro), "", "| " + " | ".join(COST_HEAD) + " |",
+                  "|" + "".join("---:|" if figure else "---|" for figure in COST_FIGURES)]
+        lines += ["| " + " | ".join(md_text(cell) for cell in row) + " |" for row in cost_rows(report)]
         lines.append("")
     for heading, intro, head, figures, body in browser_tables(report):
         lines += [f"## {heading}", "", md_text(intro), "", "| " + " | ".join(head) + " |",

@@ -152,6 +152,13 @@ class RunRow(BaseModel):
     """What the provider asked the replay server for under the case that its archive does not hold (paths
     relative to the page, in arrival order; each got 404): what the page's own first load never needed."""
 
+    # Only in rows of benchmark items recorded since issue 28; absent otherwise, so earlier rows keep their bytes.
+    started_at: float | None = Field(default=None, ge=0, exclude_if=lambda value: value is None)
+    """When the item started (UTC, seconds since the epoch): with ``finished_at``, the report's pages per
+    minute and how many items ran at once (:mod:`lexbench.report.cost`)."""
+    finished_at: float | None = Field(default=None, ge=0, exclude_if=lambda value: value is None)
+    """When the item's answer was scored and its row built (UTC, seconds since the epoch)."""
+
     @property
     def item_id(self) -> str:
         """The pytest item name: ``<case-id>[<provider>]``."""

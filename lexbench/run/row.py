@@ -31,7 +31,8 @@ class RowContext:
 def row_of(context: RowContext, case: Case, verdict: Verdict, answer: ProviderResult | None = None, *,
            answered: ProviderResult | None = None, response_sha256: str | None = None,
            content_tokens: int | None = None, flags: list[str] | None = None,
-           boilerplate_found: int | None = None, unrecorded_requests: list[str] | None = None) -> RunRow:
+           boilerplate_found: int | None = None, unrecorded_requests: list[str] | None = None,
+           wall: tuple[float, float] | None = None) -> RunRow:
     """The row of ``case`` × ``context.provider``.
 
     ``answer`` is the (redacted) answer the row records, ``None`` for an item that ended without one;
@@ -39,7 +40,8 @@ def row_of(context: RowContext, case: Case, verdict: Verdict, answer: ProviderRe
     provider gave it (default: ``answer``); ``content_tokens``, when the caller counted them already
     (:func:`lexbench.run.record.save_counted`), is not counted again. ``flags`` default to the case's own
     flags; ``boilerplate_found`` comes from :func:`lexbench.scoring.probes.boilerplate_found`;
-    ``unrecorded_requests`` from the replay server (:meth:`lexbench.replay.ReplayServer.unrecorded_for`)."""
+    ``unrecorded_requests`` from the replay server (:meth:`lexbench.replay.ReplayServer.unrecorded_for`);
+    ``wall`` the item's ``(started_at, finished_at)``, UTC seconds since the epoch."""
     answered = answered if answered is not None else answer
     probes = case.probes.without if case.probes and case.probes.without else None
     measured = {}
@@ -52,6 +54,8 @@ def row_of(context: RowContext, case: Case, verdict: Verdict, answer: ProviderRe
             response_sha256=response_sha256,
             boilerplate_probes=len(probes) if probes else None, boilerplate_found=boilerplate_found,
             unrecorded_requests=unrecorded_requests)
+    if wall is not None:
+        measured.update(started_at=round(wall[0], 3), finished_at=round(wall[1], 3))
     return RunRow(
         suite=context.suite, case=case.id, provider=context.provider, output_contract=context.output_contract,
         category=case.category, track=case.track, lang=case.lang,

@@ -356,7 +356,8 @@ class RunSession:
 
 
 def scored_row(run_dir: Path | None, context: RowContext, case: Case, answer: ProviderResult, verdict: Verdict,
-               redactor: Redactor, *, unrecorded_requests: list[str] | None = None) -> RunRow:
+               redactor: Redactor, *, unrecorded_requests: list[str] | None = None,
+               wall: tuple[float, float] | None = None) -> RunRow:
     """The row of a scored item, its answer saved under ``responses/`` of ``run_dir`` (not saved
     without one). ``answer`` is the provider's answer as the scorer saw it; ``verdict`` is already
     redacted (it is shown as well as written).
@@ -365,8 +366,8 @@ def scored_row(run_dir: Path | None, context: RowContext, case: Case, answer: Pr
     object when it holds no secret); the saved text's sha256 and the token count come from the one
     encoding that is written (:func:`save_counted`). Sizes and boilerplate probes are measured on the
     answer as given. A response that cannot be saved (disk full) keeps the verdict and flags the row
-    ``response_not_saved``; the controller stops the run if rows fail too. ``unrecorded_requests``: see
-    :func:`~lexbench.run.row.row_of`."""
+    ``response_not_saved``; the controller stops the run if rows fail too. ``unrecorded_requests`` and
+    ``wall``: see :func:`~lexbench.run.row.row_of`."""
     flags = list(case.flags)
     written = redactor.result(answer)
     try:
@@ -377,7 +378,7 @@ def scored_row(run_dir: Path | None, context: RowContext, case: Case, answer: Pr
         tokens = count_tokens(answer.content)
     return row_of(context, case, verdict, written, answered=answer, response_sha256=digest, content_tokens=tokens,
                   flags=flags, boilerplate_found=boilerplate_found(case, answer.content, answer.content_format),
-                  unrecorded_requests=unrecorded_requests)
+                  unrecorded_requests=unrecorded_requests, wall=wall)
 
 
 def _first_manifest(request: RunRequest, configuration: dict, configuration_sha256: str, previous: dict,
