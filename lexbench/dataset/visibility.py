@@ -235,6 +235,10 @@ contract's own tolerance): source annotations differ from the capture by spacing
 NO_DISPLAYED_COMMENTS = "comment_section_without_displayed_comments"
 """The rules flag by which a review decides a listed comment section shows no comment to contract (an empty
 box, a form, comments loaded only by a script): the section is then decided, not to review."""
+NOT_CONTRACTED = "comments_displayed_not_contracted"
+"""The rules flag by which a review decides displayed comments get no contract, with its basis after a colon
+(e.g. a contract the scorer could not fail on that page): decided, and the basis is printed with it."""
+COMMENT_DECISIONS = (NO_DISPLAYED_COMMENTS, NOT_CONTRACTED)
 
 
 def check_case(rule: Any, rendering: Rendering, reference: str | None,
@@ -270,9 +274,9 @@ def check_case(rule: Any, rendering: Rendering, reference: str | None,
     if reference is not None:
         _check_reference(reference, index, proof, kept or {})
     if rendering.comment_section and rule.kind == "fixed_article" and getattr(rule, "comments", None) is None:
-        if any(flag.split(":")[0] == NO_DISPLAYED_COMMENTS for flag in rule.flags):
-            proof.decided.append(f"comments: the section ({rendering.comment_section}) was reviewed: "
-                                 f"{NO_DISPLAYED_COMMENTS}")
+        decision = next((flag for flag in rule.flags if flag.split(":")[0] in COMMENT_DECISIONS), None)
+        if decision is not None:
+            proof.decided.append(f"comments: the section ({rendering.comment_section}) was reviewed: {decision}")
             return proof
         proof.review.append(f"comments: the capture shows a comment section ({rendering.comment_section}) and the "
                             "case has no comment contract")

@@ -111,6 +111,9 @@ def test_a_comment_section_the_review_flagged_as_showing_no_comment_is_decided_n
     rendering = Rendering(runs=(run("x"),), comment_section="html > body > div#comments")
     proof = check_case(rule(flags=["comment_section_without_displayed_comments: an empty box and a form"]), rendering, None)
     assert proof.review == [] and proof.decided[0].startswith("comments: the section (html > body > div#comments) was reviewed")
+    kept_out = check_case(rule(flags=["comments_displayed_not_contracted: the contract could not fail"]), rendering, None)
+    assert kept_out.review == [] and kept_out.decided[0].endswith("comments_displayed_not_contracted: the contract could not fail")
+    assert check_case(rule(flags=["reference_omits_headline"]), rendering, None).decided == []
 
 
 def test_a_comment_section_without_a_contract_is_listed_only_for_articles_without_one():
