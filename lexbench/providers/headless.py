@@ -27,10 +27,10 @@ from __future__ import annotations
 import ipaddress
 import json
 import shutil
-from collections.abc import Mapping
+from collections.abc import Callable, Coroutine, Mapping
 from importlib import metadata
 from pathlib import Path
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, TypeVar
 from urllib.parse import urljoin, urlsplit
 
 import lxml.html
@@ -60,6 +60,7 @@ PLAYWRIGHT_VERSION = "1.65.2"
 _PREFLIGHT_S = 30.0
 KILL_RESERVE_S = 1.0
 """Seconds of the call deadline kept back so that killing and reaping an engine ends inside it."""
+T = TypeVar("T")
 _DROP_TAGS = ("head", "script", "style", "noscript", "template")
 
 
@@ -344,26 +345,8 @@ class HeadlessProvider(Provider):
 
     def _cdp_file(self, url: str, host: str | None, deadline: Deadline, proxy: GuardProxy) -> ProviderResult:
         """The ``file`` route: the document's response bytes through the browser (:func:`fetch_document`)."""
-        with fresh_profile() as profile, EngineProcess(self._argv(url, host, proxy, str(profile))) as browser:
-            try:
-                match = browser.wait_for_line(r"DevTools listening on (ws://\S+)", deadline.remaining())
-                if match is None:
-                    raise FetchError(ErrorType.TIMEOUT if deadline.expired else ErrorType.SERVICE_ERROR,
-                                     f"{self.engine.name} did not start its CDP server")
-                loop = PlaywrightLoop.shared()
-                coroutine = fetch_document(loop.playwright, match.group(1), url, deadline_s=deadline.remaining(),
-                                           max_bytes=MAX_OUTPUT_BYTES)
-                try:
-                    document = loop.run(coroutine, deadline.remaining())
-                except FetchError as exc:
-                    if "ERR_TUNNEL_CONNECTION_FAILED" in str(exc):
-                        raise proxy_failure(proxy, str(exc)) from None
-                    raise
-                except TimeoutError:
-                    raise FetchError(ErrorType.TIMEOUT, f"no document within the {deadline.seconds:g} s deadline; "
-                                     "the browser was killed") from None
-            finally:
-                browser.kill()
+        document = self._over_cdp(url, host, deadline, proxy, "no document", lambda playwright, endpoint: fetch_document(
+            playwright, endpoint, url, deadline_s=deadline.remaining(), max_bytes=MAX_OUTPUT_BYTES))
         ok = 200 <= document.status < 300
         return ProviderResult(
             success=ok, file=document.body, final_url=document.final_url,
@@ -374,6 +357,24 @@ class HeadlessProvider(Provider):
 
     def _cdp(self, url: str, host: str | None, deadline: Deadline, proxy: GuardProxy,
              completion: Completion, route: str) -> ProviderResult:
+        rendered = self._over_cdp(url, host, deadline, proxy, "no complete page", lambda playwright, endpoint: render(
+            playwright, endpoint, url, completion, text_scope=self.config.text_scope, deadline_s=deadline.remaining(),
+            javascript=self.config.javascript, inline_frames=self.config.inline_frames,
+            inline_shadow_roots=self.config.inline_shadow_roots))
+        if len(rendered.html.encode("utf-8")) > MAX_OUTPUT_BYTES:
+            raise FetchError(ErrorType.TOO_LARGE, f"the rendered page exceeds {MAX_OUTPUT_BYTES:,} bytes",
+                             upstream_status=rendered.status)
+        result = self._answer(rendered.html, status=rendered.status, final_url=rendered.final_url,
+                              title=rendered.title, redirects=rendered.redirects, content_type=rendered.content_type,
+                              route=route)
+        return _completion_outcome(result, rendered.completion_met, rendered.completion_detail)
+
+    def _over_cdp(self, url: str, host: str | None, deadline: Deadline, proxy: GuardProxy, missing: str,
+                  make: Callable[[Any, str], Coroutine[Any, Any, T]]) -> T:
+        """Start the browser in a fresh profile, wait for its CDP endpoint, run ``make(playwright, endpoint)``
+        on the shared Playwright loop inside the deadline, and kill the browser however that ends. Raises
+        :class:`FetchError`: ``timeout`` (no endpoint, or ``missing`` — what did not arrive — in time),
+        ``service_error`` (the browser exited first), the guarding proxy's failure for a refused tunnel."""
         with fresh_profile() as profile, EngineProcess(self._argv(url, host, proxy, str(profile))) as browser:
             try:
                 match = browser.wait_for_line(r"DevTools listening on (ws://\S+)", deadline.remaining())
@@ -383,28 +384,17 @@ class HeadlessProvider(Provider):
                                          f"the {deadline.seconds:g} s deadline; the browser was killed")
                     raise FetchError(ErrorType.SERVICE_ERROR, f"{self.engine.name} did not start its CDP server")
                 loop = PlaywrightLoop.shared()
-                coroutine = render(loop.playwright, match.group(1), url, completion, text_scope=self.config.text_scope,
-                                   deadline_s=deadline.remaining(), javascript=self.config.javascript,
-                                   inline_frames=self.config.inline_frames,
-                                   inline_shadow_roots=self.config.inline_shadow_roots)
                 try:
-                    rendered = loop.run(coroutine, deadline.remaining())
+                    return loop.run(make(loop.playwright, match.group(1)), deadline.remaining())
                 except FetchError as exc:
                     if "ERR_TUNNEL_CONNECTION_FAILED" in str(exc):
                         raise proxy_failure(proxy, str(exc)) from None
                     raise
                 except TimeoutError:
-                    raise FetchError(ErrorType.TIMEOUT, f"no complete page within the {deadline.seconds:g} s deadline; "
+                    raise FetchError(ErrorType.TIMEOUT, f"{missing} within the {deadline.seconds:g} s deadline; "
                                      "the browser was killed") from None
             finally:
                 browser.kill()
-        if len(rendered.html.encode("utf-8")) > MAX_OUTPUT_BYTES:
-            raise FetchError(ErrorType.TOO_LARGE, f"the rendered page exceeds {MAX_OUTPUT_BYTES:,} bytes",
-                             upstream_status=rendered.status)
-        result = self._answer(rendered.html, status=rendered.status, final_url=rendered.final_url,
-                              title=rendered.title, redirects=rendered.redirects, content_type=rendered.content_type,
-                              route=route)
-        return _completion_outcome(result, rendered.completion_met, rendered.completion_detail)
 
     # -- shared --------------------------------------------------------------------------------------
 
