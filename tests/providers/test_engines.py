@@ -56,7 +56,7 @@ def test_chromium_runs_quietly_in_a_fresh_profile_behind_the_guarding_proxy_live
 
 
 def test_cdp_server_arguments_only_where_the_engine_has_a_cdp_server():
-    assert "--remote-debugging-port=0" in argv("chromium-cdp") and argv("chromium-cdp")[-1] == "about:blank"
+    assert "--remote-debugging-port=0" in argv("chromium-cdp") and argv("chromium-cdp")[-1] == "--no-startup-window"
     assert not any("remote-debugging" in a for a in argv("chromium-dump-dom"))
     assert argv("chromium-dump-dom")[-2:] == ["--dump-dom", "http://127.0.0.1:1234/replay/x"]
 
