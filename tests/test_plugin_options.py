@@ -96,3 +96,12 @@ def test_each_option_has_an_ini_twin_with_the_same_help(pytester):
         words = " ".join(option.help.split()[:6])
         assert shown.count(words) == 2, option.name  # once under the flag, once under the ini key
         assert f"{option.flag}" in shown and f"{option.ini} (" in shown
+
+
+@pytest.mark.slow  # a session that opens its run reads git's state (the code's facts)
+def test_a_run_without_pytest_xdist_loaded_writes_its_record(project):
+    # The plugin implements xdist's hooks; with xdist unloaded they must be optional, not an INTERNALERROR.
+    result = _run(project, "", "-p", "no:xdist", "--suite=suite", "--providers=reference-echo",
+                  "--run-dir", "runs/no-xdist")
+    result.assert_outcomes(passed=2)
+    assert _manifest(project.path / "runs" / "no-xdist")["completion"]["recorded"] == 2

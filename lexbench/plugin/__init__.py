@@ -243,6 +243,7 @@ def _planned_worker_cpus(config: pytest.Config, state: BenchState) -> list[int] 
                                pinning=not option_value(config, "no_cpu_pinning"))
 
 
+@pytest.hookimpl(optionalhook=True)  # an xdist hook: without xdist (-p no:xdist) it is not declared
 def pytest_configure_node(node) -> None:  # type: ignore[no-untyped-def]
     """pytest-xdist's ``pytest_configure_node``: tell each worker where the run directory is, and which
     CPU to keep to (see :func:`~lexbench.providers.policy.worker_cpus`)."""

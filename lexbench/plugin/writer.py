@@ -56,7 +56,7 @@ class RunWriter:
         self.selection_seen = False
         self.selected: set[str] | None = None  # the run's items this session selected; None: not known yet
 
-    @pytest.hookimpl(trylast=True)  # after the plugin's own hook has started the run
+    @pytest.hookimpl(trylast=True, optionalhook=True)  # after the plugin's own hook has started the run
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         """``pytest_collection_finish`` (``-n 0``): the items this session runs."""
         self._selected([item.nodeid for item in session.items])
@@ -70,7 +70,7 @@ class RunWriter:
         if names is not None:
             self.selected = (self.selected or set()) | set(names)
 
-    @pytest.hookimpl(trylast=True)  # after the plugin's own hook has started the run
+    @pytest.hookimpl(trylast=True, optionalhook=True)  # after the plugin's own hook has started the run
     def pytest_xdist_node_collection_finished(self, node, ids: list[str]) -> None:  # type: ignore[no-untyped-def]
         """pytest-xdist's ``pytest_xdist_node_collection_finished``: the items every worker runs (the same
         on each)."""
