@@ -18,6 +18,9 @@ start=$(date +%s)
 install() { "$@" >>"$work/install.log" 2>&1 || { cat "$work/install.log"; fail "$*"; }; }
 install "$python" -m pip wheel --quiet --no-deps --wheel-dir "$work/dist" "$checkout"
 wheel=$(ls "$work"/dist/lexbench-*.whl)
+# setuptools warns, some 20 lines each, for a shipped data directory pyproject does not list as a package.
+! grep -q "is absent from the \`packages\` configuration" "$work/install.log" \
+  || fail "the wheel build warns of unlisted data directories (list them under [tool.setuptools] packages): $(grep -o "Package '[^']*' is absent" "$work/install.log" | sort -u | tr '\n' ' ')"
 install "$python" -m venv "$work/venv"
 # The venv's bundled pip may predate resolver fixes lexbench's dependencies need.
 install "$work/venv/bin/python" -m pip install --quiet --disable-pip-version-check --upgrade pip
