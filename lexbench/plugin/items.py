@@ -91,12 +91,12 @@ class CaseItem(pytest.Item):
 
     def runtest(self) -> None:
         started = time.time()  # wall clock, not monotonic: the report lines items of several processes up
-        result, call = self._call()
+        result, call, served_url = self._call()
         from lexbench.scoring.budget import score_within_budget  # loaded by then; kept local like the one above
 
         # Score what the provider answered; redact what is written or shown (SPEC §5): a verdict's
         # explanation and evidence may quote the answer. Scoring runs under its time and memory budget.
-        verdict = score_within_budget(self.case, result, call=call)
+        verdict = score_within_budget(self.case, result, call=call, served_url=served_url)
         redactor = self.config.stash[STATE].redactor(self.provider_name)
         shown = redactor.result(verdict)
         self._record(result, shown, redactor, (started, time.time()))
@@ -105,28 +105,29 @@ class CaseItem(pytest.Item):
         if shown.outcome is Outcome.UNRESOLVABLE:
             pytest.skip(shown.explanation)  # it opens with "unresolvable: "
 
-    def _call(self) -> tuple[ProviderResult, CallAssessment | None]:
-        """The answer and the runtime policy's assessment of it (``None``: the scorer assesses it)."""
+    def _call(self) -> tuple[ProviderResult, CallAssessment | None, str | None]:
+        """The answer, the runtime policy's assessment of it (``None``: the scorer assesses it) and the URL
+        the provider was handed (``None`` when it was not called)."""
         state = self.config.stash[STATE]
         provider_type = state.provider_type(self.provider_name)
         if self.case.delivery.value not in provider_type.deliveries:  # before any other check: never called
             refusal = (f"{self.provider_name} ({provider_type.type_name}) has no route for "
                        f"{self.case.delivery.value!r} delivery")
-            return ProviderResult.failure(ErrorType.UNSUPPORTED_DELIVERY, refusal), None
+            return ProviderResult.failure(ErrorType.UNSUPPORTED_DELIVERY, refusal), None, None
         if state.cannot_reach_replay(self.provider_name):
-            return ProviderResult.failure(ErrorType.REPLAY_UNREACHABLE, replay_unreachable(self.provider_name)), None
+            return ProviderResult.failure(ErrorType.REPLAY_UNREACHABLE, replay_unreachable(self.provider_name)), None, None
         refused = not_public_answer(self.case, self.provider_name) if state.live and provider_type.needs_network else None
         if refused is not None:
-            return refused, None
+            return refused, None, None
         down = state.replay_down(probe=False) if provider_type.needs_network else None
         if down:
-            return ProviderResult.failure(ErrorType.INFRASTRUCTURE, f"{down}; {self.provider_name} was not called"), None
+            return ProviderResult.failure(ErrorType.INFRASTRUCTURE, f"{down}; {self.provider_name} was not called"), None, None
         try:
             url = self.case.url if not provider_type.needs_network else (
                 state.public_target_url(self.case, self.provider_name) or state.target_url(self.case))
             provider = state.get_provider(self.provider_name)
         except OSError as exc:
-            return ProviderResult.failure(ErrorType.INFRASTRUCTURE, f"the replay server could not start: {exc}"), None
+            return ProviderResult.failure(ErrorType.INFRASTRUCTURE, f"the replay server could not start: {exc}"), None, None
         replay = state.replay if provider_type.needs_network and not state.live else None
         mark = len(replay.unrecorded) if replay is not None else 0
         result, call = call_and_assess(provider, self.case, url, state.policy)
@@ -136,8 +137,8 @@ class CaseItem(pytest.Item):
         if down:  # the call failed because the page could not be served: not the provider's failure
             return result.model_copy(update={  # its error type changes: the scorer assesses it again
                 "error_type": ErrorType.INFRASTRUCTURE,
-                "error_message": f"{down} ({self.provider_name} reported {result.error_type}: {result.error_message})"}), None
-        return result, call
+                "error_message": f"{down} ({self.provider_name} reported {result.error_type}: {result.error_message})"}), None, url
+        return result, call, url
 
     def _record(self, answer: ProviderResult, verdict: Verdict, redactor: Redactor, wall: tuple[float, float]) -> None:
         """Write the item's row and saved response (the answer is redacted there) with the redacted ``verdict``;

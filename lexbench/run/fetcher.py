@@ -170,7 +170,9 @@ def assert_passes(case: CaseTarget | Case, answer: str | ProviderResult, *, form
     result = answer_result(answer, format)
     from lexbench.scoring.budget import score_within_budget  # loaded by answer_result's sniffing or here, once
 
-    verdict = score_within_budget(plain, result)
+    # Links under the replay URL the test read count as the case's own (SPEC §7); unread, none was handed.
+    served = target._url if target is not None and isinstance(target._url, str) else None
+    verdict = score_within_budget(plain, result, served_url=served)
     if target is not None and target._sink is not None:
         shown = target._sink(result, verdict, received)  # what the test shows passes the session's redactor
         verdict = verdict if shown is None else shown

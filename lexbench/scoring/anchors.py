@@ -10,9 +10,8 @@ fields are refused. Neither kind ever adds to body coverage.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from urllib.parse import urljoin
-
 from lexbench.dataset.case import Anchors, LinkFloor, VisibleControl
+from lexbench.scoring.links import PageBase
 from lexbench.scoring.patterns import CasePattern
 from lexbench.scoring.projection import CODE, iter_lines
 from lexbench.scoring.view import AnswerView
@@ -31,8 +30,9 @@ class AnchorResult:
     how: str
 
 
-def named_link_targets(view: AnswerView, base_url: str) -> set[str]:
-    """Absolute targets of every visible link with non-empty text in the answer (one pass)."""
+def named_link_targets(view: AnswerView, base: PageBase) -> set[str]:
+    """Absolute targets (the case's URLs, :class:`PageBase`) of every visible link with non-empty text in
+    the answer (one pass)."""
     targets: set[str] = set()
     for block in view.projection.blocks:
         if block.kind == CODE:
@@ -40,7 +40,7 @@ def named_link_targets(view: AnswerView, base_url: str) -> set[str]:
         for link in block.links:
             if normalise(link.text) and link.href.strip():
                 try:
-                    targets.add(urljoin(base_url, link.href.strip()))
+                    targets.add(base.absolute(link.href))
                 except ValueError:
                     continue
     return targets
@@ -76,11 +76,11 @@ def check_control(control: VisibleControl, view: AnswerView) -> AnchorResult:
     return AnchorResult(control.id, "visible_control", False, 0, 1, "label not visible")
 
 
-def check_anchors(anchors: Anchors, view: AnswerView, base_url: str) -> list[AnchorResult]:
-    """Every anchor of a case, floors first, in contract order."""
+def check_anchors(anchors: Anchors, view: AnswerView, base: PageBase) -> list[AnchorResult]:
+    """Every anchor of a case, floors first, in contract order; link targets resolved by ``base``."""
     results: list[AnchorResult] = []
     if anchors.link_floors:
-        targets = named_link_targets(view, base_url)
+        targets = named_link_targets(view, base)
         results.extend(check_floor(floor, targets) for floor in anchors.link_floors)
     results.extend(check_control(control, view) for control in anchors.visible_controls)
     return results

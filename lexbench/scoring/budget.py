@@ -163,11 +163,13 @@ def within_budget(work: Callable[[], T], chars: int, budget: ScoringBudget | Non
 
 
 def score_within_budget(case: Case, answer: ProviderResult, budget: ScoringBudget | None = None, *,
-                        call: CallAssessment | None = None) -> Verdict:
-    """``evaluate_response(case, answer, call)`` under ``budget`` (default :data:`DEFAULT_BUDGET`); past
-    a limit, :func:`scorer_limit_verdict`. ``call``: the answer's call assessment when the caller holds
-    it. Raises whatever scoring raises apart from the limit itself."""
+                        call: CallAssessment | None = None, served_url: str | None = None) -> Verdict:
+    """``evaluate_response(case, answer, call, served_url=...)`` under ``budget`` (default
+    :data:`DEFAULT_BUDGET`); past a limit, :func:`scorer_limit_verdict`. ``call``: the answer's call
+    assessment when the caller holds it; ``served_url``: the URL the provider was handed (replay).
+    Raises whatever scoring raises apart from the limit itself."""
     try:
-        return within_budget(lambda: evaluate_response(case, answer, call), len(answer.content), budget)
+        return within_budget(lambda: evaluate_response(case, answer, call, served_url=served_url),
+                             len(answer.content), budget)
     except BudgetSpent as spent:
         return scorer_limit_verdict(spent.reason, answer)

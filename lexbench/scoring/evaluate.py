@@ -17,6 +17,7 @@ from functools import lru_cache
 from lexbench.answer import CallAssessment, ProviderResult, assess_call
 from lexbench.dataset.case import COVERAGE_THRESHOLD, Case, Delivery, Region, TitleBasis
 from lexbench.scoring.anchors import check_anchors
+from lexbench.scoring.links import PageBase
 from lexbench.scoring.deliveries import file_component, resources_component
 from lexbench.scoring.coverage import NeedleResult, measure
 from lexbench.scoring.patterns import PATTERN_TIMEOUT_S, pattern_matches
@@ -42,7 +43,8 @@ gets (:mod:`lexbench.scoring.patterns`). Past it the pattern counts as unmatched
 it timed out."""
 
 
-def evaluate_response(case: Case, answer: ProviderResult, call: CallAssessment | None = None) -> Verdict:
+def evaluate_response(case: Case, answer: ProviderResult, call: CallAssessment | None = None, *,
+                      served_url: str | None = None) -> Verdict:
     """Score one provider answer against one case (SPEC §3).
 
     Returns a :class:`Verdict`: ``unresolvable`` (only the ``call`` component) when the operator's
@@ -51,6 +53,8 @@ def evaluate_response(case: Case, answer: ProviderResult, call: CallAssessment |
     Components whose ``passed`` is ``None`` are not scored for this case and never decide the outcome.
     ``call`` is ``assess_call(answer)`` when the caller already holds it (the runtime policy made it:
     :func:`lexbench.providers.policy.call_and_assess`); without it the answer is assessed here.
+    ``served_url``: the URL the provider was handed when it is not ``case.url`` (the replay server's, SPEC
+    §7); link targets under it count as the case's own (:class:`~lexbench.scoring.links.PageBase`).
     Raises nothing for any valid ``Case`` and ``ProviderResult``.
     """
     call = call if call is not None else assess_call(answer)
@@ -68,6 +72,7 @@ def evaluate_response(case: Case, answer: ProviderResult, call: CallAssessment |
     if case.delivery is not Delivery.TEXT:
         return _delivery_verdict(case, answer, call)
     view = AnswerView.of(answer.content, answer.content_format)
+    base = PageBase(case.url, served_url)
     projection = view.projection
     normalised = "".join(normalise(piece) for piece in projection.pieces())  # never the whole text at once
     needles = _needle_sets(case)
@@ -86,10 +91,10 @@ def evaluate_response(case: Case, answer: ProviderResult, call: CallAssessment |
         counted = count_comments(view, case.comments, ending, case.reference_text, _chrome(case))
         components.append(_records_component(Component.COMMENTS, counted, case.comments.baseline, case.comments.minimum))
     if case.posts is not None:
-        counted = count_posts(view, case.posts, case.url, _chrome(case))
+        counted = count_posts(view, case.posts, base, _chrome(case))
         components.append(_records_component(Component.POSTS, counted, case.posts.baseline, case.posts.minimum))
     if case.anchors is not None:
-        components.append(_anchors_component(case, view))
+        components.append(_anchors_component(case, view, base))
 
     content_ok = all(c.passed is not False for c in components if c.name is not Component.CALL)
     if not call.ok:
@@ -441,9 +446,9 @@ def _records_component(name: Component, counted: RecordCount, baseline: int, min
                            evidence=evidence, details=details)
 
 
-def _anchors_component(case: Case, view: AnswerView) -> ComponentResult:
+def _anchors_component(case: Case, view: AnswerView, base: PageBase) -> ComponentResult:
     assert case.anchors is not None
-    results = check_anchors(case.anchors, view, case.url)
+    results = check_anchors(case.anchors, view, base)
     failing = [r for r in results if not r.passed]
     passed_count = len(results) - len(failing)
     evidence = f"anchors {passed_count}/{len(results)}"

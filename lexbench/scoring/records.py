@@ -26,11 +26,11 @@ import re
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from urllib.parse import urljoin
 
 import lxml.html
 
 from lexbench.dataset.case import CommentContract, PostContract
+from lexbench.scoring.links import PageBase
 from lexbench.scoring.labels import (
     ATTRIBUTION,
     MAX_COLON_NAME_WORDS,
@@ -512,12 +512,13 @@ def _native_author_ok(author: str, labels: _Labels) -> bool:
 
 
 class PostLinks:
-    """Owned post-detail links (SPEC §3.6): an href, resolved against the case URL, that fully
-    matches the contract's pattern. :meth:`key` gives the absolute URL (the record identity) or None."""
+    """Owned post-detail links (SPEC §3.6): an href, resolved as the case's URL (:class:`PageBase`: against
+    the case URL, a target under the served replay page rebased onto it), that fully matches the
+    contract's pattern. :meth:`key` gives the absolute URL (the record identity) or None."""
 
-    def __init__(self, pattern: str, base_url: str) -> None:
+    def __init__(self, pattern: str, base: PageBase) -> None:
         self.pattern = CasePattern(pattern)
-        self.base_url = base_url
+        self.base = base
         self._cache: dict[str, str | None] = {}
 
     def key(self, href: str) -> str | None:
@@ -532,7 +533,7 @@ class PostLinks:
         if not href:
             return None
         try:
-            absolute = href if href.startswith(("https://", "http://")) else urljoin(self.base_url, href)
+            absolute = self.base.absolute(href)
         except ValueError:
             return None
         if self.pattern.fullmatch(absolute) or self.pattern.fullmatch(href):
@@ -575,13 +576,13 @@ def _attribution_in_link_line(unit: Unit, links: PostLinks, labels: _Labels) -> 
     return fallback
 
 
-def count_posts(view: AnswerView, contract: PostContract, base_url: str, chrome: Iterable[str] = ()) -> RecordCount:
+def count_posts(view: AnswerView, contract: PostContract, base: PageBase, chrome: Iterable[str] = ()) -> RecordCount:
     """Valid distinct post records in ``view`` (SPEC §3.6): distinct owned post-detail links with a
     non-empty attributed author and visible post text (or, for an empty outer post, attributed
     quoted text). Native selectors for HTML answers with the reviewed containers, else the text route.
     ``chrome`` is the case's page-chrome phrases (never authors or post text)."""
     labels = _Labels.of(contract, chrome)
-    links = PostLinks(contract.post_link_pattern, base_url)
+    links = PostLinks(contract.post_link_pattern, base)
     native = _native_records(view.tree, contract.html.record) if view.tree is not None and contract.html is not None else None
     if native is not None and native.containers:
         counted = _native_posts(native, contract, labels, links)
