@@ -69,6 +69,12 @@ class CaseTarget:
         return self._url
 
     @property
+    def served_url(self) -> str | None:
+        """The URL this test was handed, once it read :attr:`url`; ``None`` before (nothing was fetched
+        from it). The scorer reads links under it as the case's own (SPEC §7)."""
+        return self._url if isinstance(self._url, str) else None
+
+    @property
     def original_url(self) -> str:
         """The case's own URL, the page as it was captured (SPEC §2)."""
         return self.case.url
@@ -170,9 +176,7 @@ def assert_passes(case: CaseTarget | Case, answer: str | ProviderResult, *, form
     result = answer_result(answer, format)
     from lexbench.scoring.budget import score_within_budget  # loaded by answer_result's sniffing or here, once
 
-    # Links under the replay URL the test read count as the case's own (SPEC §7); unread, none was handed.
-    served = target._url if target is not None and isinstance(target._url, str) else None
-    verdict = score_within_budget(plain, result, served_url=served)
+    verdict = score_within_budget(plain, result, served_url=target.served_url if target is not None else None)
     if target is not None and target._sink is not None:
         shown = target._sink(result, verdict, received)  # what the test shows passes the session's redactor
         verdict = verdict if shown is None else shown

@@ -10,6 +10,7 @@ fields are refused. Neither kind ever adds to body coverage.
 from __future__ import annotations
 
 from dataclasses import dataclass
+
 from lexbench.dataset.case import Anchors, LinkFloor, VisibleControl
 from lexbench.scoring.links import PageBase
 from lexbench.scoring.patterns import CasePattern

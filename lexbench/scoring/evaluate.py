@@ -17,9 +17,9 @@ from functools import lru_cache
 from lexbench.answer import CallAssessment, ProviderResult, assess_call
 from lexbench.dataset.case import COVERAGE_THRESHOLD, Case, Delivery, Region, TitleBasis
 from lexbench.scoring.anchors import check_anchors
-from lexbench.scoring.links import PageBase
 from lexbench.scoring.deliveries import file_component, resources_component
 from lexbench.scoring.coverage import NeedleResult, measure
+from lexbench.scoring.links import PageBase
 from lexbench.scoring.patterns import PATTERN_TIMEOUT_S, pattern_matches
 from lexbench.scoring.projection import CODE, Projection, iter_lines
 from lexbench.scoring.records import MAX_DETAIL_RECORDS, RecordCount, count_comments, count_posts

@@ -30,7 +30,6 @@ from dataclasses import dataclass, field
 import lxml.html
 
 from lexbench.dataset.case import CommentContract, PostContract
-from lexbench.scoring.links import PageBase
 from lexbench.scoring.labels import (
     ATTRIBUTION,
     MAX_COLON_NAME_WORDS,
@@ -43,6 +42,7 @@ from lexbench.scoring.labels import (
     quote_attribution,
     strip_counts,
 )
+from lexbench.scoring.links import PageBase
 from lexbench.scoring.patterns import CasePattern
 from lexbench.scoring.projection import CODE, HEADING, VisibleTree, _walk
 from lexbench.scoring.view import AnswerView, Unit, first_occurrences

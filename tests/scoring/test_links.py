@@ -86,7 +86,9 @@ def test_a_users_fetcher_that_read_the_replay_url_is_scored_against_it() -> None
     case = make_post_case()
     content = posts_markdown().replace(FORUM_URL + "/p/", "http://127.0.0.1:41234/replay/4471/p/")
     target = CaseTarget(case, lambda: served)
+    assert target.served_url is None  # nothing handed before the test reads its URL
     assert target.url == served  # the test fetched what it was handed
+    assert target.served_url == served
     assert assert_passes(target, content, format="markdown").outcome is Outcome.PASS
     with pytest.raises(VerdictFailure, match="posts 0 valid"):
         assert_passes(case, content, format="markdown")  # a bare Case: no URL was handed
