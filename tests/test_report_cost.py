@@ -48,6 +48,18 @@ def test_one_worker_in_turn_is_one_at_once_and_a_shared_span_is_said():
     assert (b["at_once"], b["others_in_span"]) == (1, 2)
 
 
+def test_an_item_shorter_than_the_rows_resolution_still_ran():
+    # Rows keep times to the millisecond: a 0.4 ms control item starts and ends on the same one.
+    serial = [timed("echo", "c1", 3.0, 3.0, seconds=0.0004), timed("echo", "c2", 3.0, 3.0, seconds=0.0004)]
+    (entry,) = engine_cost(serial[:1], ["echo"])
+    assert entry["at_once"] == 1
+    (entry,) = engine_cost(serial, ["echo"])
+    assert entry["at_once"] == 2  # two workers in the same millisecond
+    (entry,) = engine_cost([timed("echo", "c1", 2.0, 3.0, seconds=1), timed("echo", "c2", 3.0, 3.0, seconds=0.0004)],
+                           ["echo"])
+    assert entry["at_once"] == 1  # one ended as the other began
+
+
 def test_the_reports_show_the_table_and_say_what_was_not_measured(tmp_path):
     untimed = [row("hosted", "c1", Outcome.PASS, latency=0.8), row("hosted", "c2", Outcome.PASS, latency=1.2)]
     write_reports(tmp_path, engine_rows() + untimed, MANIFEST)

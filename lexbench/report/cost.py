@@ -38,10 +38,12 @@ def _p90(values: list[float]) -> float:
 
 
 def _most_at_once(spans: list[tuple[float, float]]) -> int:
-    # An item that ends exactly when another starts did not run beside it (ends sort before starts).
-    events = sorted([(start, 1) for start, _ in spans] + [(end, -1) for _, end in spans], key=lambda e: (e[0], e[1]))
+    # An item that ends exactly when another starts did not run beside it (ends sort before starts), but an
+    # item shorter than the rows' millisecond resolution (start == end) still ran: its end sorts after starts.
+    events = sorted([(start, 1, 1) for start, _ in spans]
+                    + [(end, 2 if end == start else 0, -1) for start, end in spans])
     running = most = 0
-    for _, step in events:
+    for _, _, step in events:
         running += step
         most = max(most, running)
     return most
