@@ -257,6 +257,7 @@ def blind_packets(into: Path, cases: list[str], runs: Path | None) -> None:
     run's state and element path, when ``runs`` is given) and ``blind.json`` (:data:`BLIND_TEMPLATE`).
     The rules, review notes and sources.json cut of the case are not copied (REVIEW.md: blind)."""
     sources = json.loads((ROOT / "cases" / "articles" / "sources.json").read_text(encoding="utf-8"))["cases"]
+    into = into.resolve()  # Chromium opens each capture by file URI, which must be absolute
     into.mkdir(parents=True, exist_ok=True)
     todo = []
     for case_id in cases:
