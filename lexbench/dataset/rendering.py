@@ -70,7 +70,15 @@ _WALKER = r"""
     const p = el.parentElement && el !== document.documentElement ? pathOf(el.parentElement) + ' > ' + step(el) : step(el);
     paths.set(el, p); return p;
   };
-  const inNav = (el) => !!el.closest('nav, [role=navigation], [role=menubar], header, .nav, .menu, #nav, #menu, .navigation');
+  // A navigation container by element or role, or by a class or id part naming one: 'rm_nav', 'topnav',
+  // 'main-menu', 'menu_item' (a part, so 'unavailable' or 'canvas' never count).
+  const navPart = /^(nav|navi|navbar|navigation|menu|menubar|[a-z]*nav|[a-z]*menu)$/i;
+  const namesNav = (el) => tokens(el).some(t => t.split(/[-_]/).some(part => navPart.test(part)));
+  const inNav = (el) => {
+    if (el.closest('nav, [role=navigation], [role=menubar], header')) return true;
+    for (let at = el; at && at !== document.body; at = at.parentElement) if (namesNav(at)) return true;
+    return false;
+  };
   const own = (el, cs) => {
     if (el.hasAttribute('hidden')) return ['hidden', 'hidden_attribute'];
     if (cs.display === 'none') return ['hidden', 'display_none'];

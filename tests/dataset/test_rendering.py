@@ -19,6 +19,9 @@ PAGE = """<!doctype html><html><head><style>
 </style></head><body>
 <header><nav><ul><li><a href="/a">Top item</a><ul><li><a href="/b">Nested item</a></li></ul></li></ul></nav></header>
 <div class="m-mobile-nav"><a href="/m">Mobile item</a></div>
+<div class="rm_nav"><ul><li class="menu_item"><span>Class nav top</span><div><ul><li><a href="/c">Class nav nested</a></li>
+</ul></div></li></ul></div>
+<div class="unavailable canvas"><ul><li>Outer point<ul><li><a href="/p">Inner point</a></li></ul></li></ul></div>
 <a href="#" data-toggle="more">More</a><ul id="more"><li>Toggled item</li></ul>
 <p id="clip">Clipped title</p><p class="gone">Gone text</p><p class="ghost">Ghost text</p>
 <p class="faded">Faded text</p><div class="shut"><p>Collapsed text</p></div><p class="far">Far text</p>
@@ -34,6 +37,9 @@ message so that the section holds several runs of text.</p></div>
 EXPECTED = {
     "Top item": ("visible", None), "Nested item": ("hidden", "nested_menu"),
     "Mobile item": ("hidden", "menu_marker:mobile-nav"), "More": ("visible", None),
+    # a container named a nav by a class part ('rm_nav') is a navigation; 'unavailable' or 'canvas' is not
+    "Class nav top": ("visible", None), "Class nav nested": ("hidden", "nested_menu"),
+    "Outer point": ("visible", None), "Inner point": ("visible", None),
     "Toggled item": ("unproven", "toggled"), "Clipped title": ("hidden", "clipped"),
     "Gone text": ("hidden", "display_none"), "Ghost text": ("hidden", "visibility_hidden"),
     "Faded text": ("hidden", "zero_opacity"), "Collapsed text": ("hidden", "collapsed"),
