@@ -440,9 +440,11 @@ def compare_blind(decision: dict[str, Any], rule: dict[str, Any], entry: dict[st
     the same 40 normalised characters, or the blind line lies inside the entry's passage and the passage's last
     line is one the reviewer kept (the reviewer copies one line; a passage of >= 10 fragments may span several). reference scope: the same set of source lines kept (cut and
     exclusions; the differing line numbers are named). stable groups: every phrase of the entry is in (or
-    inside a phrase of) the reviewer's ``visible_chrome`` and none is in ``not_visible_chrome``.
+    inside a phrase of) the reviewer's ``visible_chrome`` (a phrase also in ``not_visible_chrome``, for a hidden
+    copy elsewhere, still counts: one visible occurrence is what a stable phrase needs).
     identity: every pattern of the entry matches the reviewer's title or one of its identity phrases.
-    record count: the same comment or post baseline (or none on both)."""
+    record count: the same comment or post baseline (or none on both); a case flagged
+    ``comments_displayed_not_contracted`` compares the count its flag gives."""
     import re
 
     out: dict[str, tuple[bool, str]] = {}
@@ -468,16 +470,21 @@ def compare_blind(decision: dict[str, Any], rule: dict[str, Any], entry: dict[st
         differ = sorted(mine ^ theirs)
         out["reference scope"] = (not differ, "same lines" if not differ else
                                   f"only entry keeps {sorted(mine - theirs)}, only blind keeps {sorted(theirs - mine)}")
+    # A phrase the reviewer accepts once is accepted, though a hidden copy of the same text (a menu's, a
+    # popup's) is also refused: a stable phrase needs one visible occurrence (the proof's own rule).
     seen = [_norm(p) for p in decision.get("visible_chrome") or []]
-    refused = {_norm(p) for p in decision.get("not_visible_chrome") or []}
     missing = [p for g in rule.get("stable_groups") or [] for p in g["phrases"]
-               if not any(_norm(p) == v or _norm(p) in v for v in seen) or _norm(p) in refused]
+               if not any(_norm(p) == v or _norm(p) in v for v in seen)]
     out["stable groups"] = (not missing, "every phrase accepted" if not missing else f"not accepted: {missing}")
     texts = [decision.get("title") or ""] + list(decision.get("identity") or [])
     unmatched = [pattern for pattern in rule.get("page_identity") or []
                  if not any(re.search(pattern, t, re.IGNORECASE) for t in texts)]
     out["identity"] = (not unmatched, "matches" if not unmatched else f"entry patterns {unmatched} vs blind {texts}")
     count = (rule.get("comments") or rule.get("posts") or {}).get("baseline")
+    if count is None:  # displayed comments the review counted but left uncontracted (the flag says how many)
+        flagged = [re.match(r"comments_displayed_not_contracted: (\d+) comments? (?:is|are) displayed", flag)
+                   for flag in rule.get("flags") or []]
+        count = next((int(m.group(1)) for m in flagged if m), None)
     blind = decision.get("comments") if rule.get("kind") != "post_collection" else decision.get("posts")
     out["record count"] = (count == blind, f"blind {blind} vs entry {count}")
     return out
