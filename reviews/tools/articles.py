@@ -442,7 +442,8 @@ def compare_blind(decision: dict[str, Any], rule: dict[str, Any], entry: dict[st
     exclusions; the differing line numbers are named). stable groups: every phrase of the entry is in (or
     inside a phrase of) the reviewer's ``visible_chrome`` (a phrase also in ``not_visible_chrome``, for a hidden
     copy elsewhere, still counts: one visible occurrence is what a stable phrase needs).
-    identity: every pattern of the entry matches the reviewer's title or one of its identity phrases.
+    identity: every pattern of the entry matches the reviewer's title or one of its identity phrases (as the
+    scorer matches: typography folded, so a no-break space or a curly quote in the reviewer's copy still matches).
     record count: the same comment or post baseline (or none on both); a case flagged
     ``comments_displayed_not_contracted`` compares the count its flag gives."""
     import re
@@ -477,8 +478,10 @@ def compare_blind(decision: dict[str, Any], rule: dict[str, Any], entry: dict[st
                if not any(_norm(p) == v or _norm(p) in v for v in seen)]
     out["stable groups"] = (not missing, "every phrase accepted" if not missing else f"not accepted: {missing}")
     texts = [decision.get("title") or ""] + list(decision.get("identity") or [])
+    from lexbench.scoring.evaluate import identity_matches  # the scorer's own match: typography folded
+
     unmatched = [pattern for pattern in rule.get("page_identity") or []
-                 if not any(re.search(pattern, t, re.IGNORECASE) for t in texts)]
+                 if not any(identity_matches(pattern, t) or re.search(pattern, t, re.IGNORECASE) for t in texts)]
     out["identity"] = (not unmatched, "matches" if not unmatched else f"entry patterns {unmatched} vs blind {texts}")
     count = (rule.get("comments") or rule.get("posts") or {}).get("baseline")
     if count is None:  # displayed comments the review counted but left uncontracted (the flag says how many)
