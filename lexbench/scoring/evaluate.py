@@ -89,7 +89,7 @@ def evaluate_response(case: Case, answer: ProviderResult, call: CallAssessment |
     components.append(_page_identity_component(case, projection))
     if case.comments is not None:
         ending = case.body.reference_scope.end if case.body is not None else None
-        counted = count_comments(view, case.comments, ending, case.reference_text, _chrome(case))
+        counted = count_comments(view, case.comments, ending, case.reference_text, _chrome(case), base)
         components.append(_records_component(Component.COMMENTS, counted, case.comments.baseline, case.comments.minimum))
     if case.posts is not None:
         counted = count_posts(view, case.posts, base, _chrome(case))

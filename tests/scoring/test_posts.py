@@ -189,3 +189,27 @@ def test_a_post_header_repeating_its_link_is_one_post(case: Case) -> None:
     verdict = evaluate_response(case, answer(f"# {FORUM_TITLE}\n\n{posts}\n"))
     assert posts_of(verdict).measured == 6
     assert [d["author"] for d in posts_of(verdict).details[1:3]] == ["skipper_ana", "Tom Farrell"]
+
+
+# --- the post reader's review (issue 30): the comment reader's rules apply to posts too -------------
+
+
+def test_a_list_item_headed_by_its_author_is_a_post(case: Case) -> None:
+    # A thread written as list items: the author's name alone heads the item, the permalink and text follow.
+    items = "\n".join(f"* {a}\n\n  [#{n}]({post_link(n)}) · 3 days ago\n\n  {t}" for n, a, t in POSTS)
+    verdict = evaluate_response(case, answer(f"# {FORUM_TITLE}\n\n{items}\n\nHarbour Forum · Rules · Contact\n"))
+    assert_posts(verdict, 6)
+    # A bullet in the previous post's text heads no item holding the next post's link.
+    bullets = "\n\n".join(f"[#{n}]({post_link(n)}) · 3 days ago\n\n{t}\n\n* Thanks" for n, _a, t in POSTS)
+    assert_posts(evaluate_response(case, answer(f"# {FORUM_TITLE}\n\n{bullets}\n")), 0)
+
+
+@pytest.mark.parametrize("header", [
+    "## Re: Tide tables for Sella Bay\n\n[#{n}]({link})",
+    "#### Tide tables (Score:4, Informative)\n\n[#{n}]({link})",
+    "[Next thread](https://forum.harbour.example/t/ferry-times/5120) · [#{n}]({link})",
+    "[« Previous thread](https://forum.harbour.example/t/ferry-times/5120)\n\n[#{n}]({link})",
+], ids=["reply-subject", "score-subject", "next-thread", "previous-thread"])
+def test_subject_lines_and_navigation_are_never_post_authors(case: Case, header: str) -> None:
+    content = "\n\n".join(header.format(n=n, link=post_link(n)) + f"\n\n{t}" for n, _a, t in POSTS)
+    assert_posts(evaluate_response(case, answer(f"# {FORUM_TITLE}\n\n{content}\n")), 0)
