@@ -278,6 +278,50 @@ def _author_line(unit: Unit, labels: _Labels, *, skip_link: Callable[[str], bool
     return None
 
 
+# A member's profile page, as forum and community software address it: a path segment naming the
+# member space ("/profile/christine55", "/members/kataster.123/", "/u/ana", "/benutzer/…") or a
+# profile query ("memberlist.php?mode=viewprofile&u=5", "member.php?u=5", "index.php?showuser=5").
+_PROFILE_TARGET = re.compile(
+    r"(?:/(?:profile|profiles|member|members|user|users|u|people|benutzer|mitglied|mitglieder|membre|membres|"
+    r"usuario|usuarios|perfil|utente|utenti|gebruiker|gebruikers)/[^/?#\s]"
+    r"|[?&](?:mode=viewprofile|showuser=)|/member\.php\?(?:[^#\s]*&)?u(?:serid)?=)", re.I)
+_SENTENCE_END = (".", "!", "?", "。", "！", "？")
+MAX_RANK_WORDS = 6
+"""How many words (numbers aside) may follow a profile-linked name on its post header line: the
+member's rank and counts ("Posts: 14,580 Community champion Disability Gamechanger")."""
+
+
+def _is_profile_link(href: str) -> bool:
+    """Whether ``href`` is a member's profile page (:data:`_PROFILE_TARGET`)."""
+    return bool(_PROFILE_TARGET.search(href.strip()))
+
+
+def _profile_author(unit: Unit, labels: _Labels, skip_link: Callable[[str], bool] | None = None) -> str | None:
+    """The author of a post header line that opens with a name linked to the member's profile page,
+    whatever rank and counts follow it (SPEC §3.6 attributed author; README "How comments and posts
+    are read"): "[poppy123456](/profile/poppy123456) Posts: 14,580Community champion" → "poppy123456",
+    an avatar link before the name aside. Refused: a line that does not open with the linked name, a
+    mention ("[@christine55](/profile/christine55) welcome"), a name that is no :func:`name_like` name,
+    and a rest that reads as a sentence (a sentence end, or more than :data:`MAX_RANK_WORDS` words
+    besides numbers: "[Bob](/profile/bob) is right, you should apply before your results come in.").
+    ``None`` otherwise, and for code, quotes and subject lines."""
+    if unit.kind == CODE or unit.quoted or is_subject_line(unit.text):
+        return None
+    named = next((link for link in unit.links if link.text.strip()), None)
+    if named is None or not _is_profile_link(named.href) or (skip_link and skip_link(named.href)):
+        return None
+    name = _clean(named.text)
+    line = _clean(unit.text)
+    if not line.startswith(name) or name.startswith("@") or not labels.author_ok(name) \
+            or not name_like(name, labels.metadata, max_words=MAX_NAME_WORDS):
+        return None
+    rest = line[len(name):].strip()
+    words = [word for word in rest.split() if any(ch.isalpha() for ch in word)]
+    if rest.endswith(_SENTENCE_END) or len(words) > MAX_RANK_WORDS:
+        return None
+    return name
+
+
 def _colon_author(unit: Unit, labels: _Labels) -> tuple[str, str] | None:
     """A colon-labelled author (SPEC §3.5): ``("Alice", "Great piece")`` for "Alice: Great piece",
     ``("Alice", "")`` for a label line "Alice says:" or "Alice:" whose text follows; else ``None``.
@@ -810,7 +854,7 @@ def _text_posts(units: Sequence[Unit], labels: _Labels, links: PostLinks, route:
                 unit = units[ahead]
                 if unit.kind != CODE and only_metadata(unit.text, labels.metadata):
                     continue
-                name, at = _author_line(unit, labels, skip_link=skip_owned), ahead
+                name, at = _author_line(unit, labels, skip_link=skip_owned) or _profile_author(unit, labels, skip_owned), ahead
                 break
         if name is None:
             found = _preceding_author(units, index, previous, labels, skip_owned)
@@ -860,13 +904,14 @@ def _preceding_author(units: Sequence[Unit], index: int, previous: int, labels: 
     best: tuple[int, int, str] | None = None
     for back in range(index - 1, max(previous, index - 1 - PRECEDING_WINDOW), -1):
         unit = units[back]
-        name = _author_line(unit, labels, skip_link=skip_owned)
+        profiled = _profile_author(unit, labels, skip_owned)
+        name = profiled or _author_line(unit, labels, skip_link=skip_owned)
         if name is None:
             name = _item_name(units, back, index, labels) if _same_item(units, back, index) else None
             if name is None:
                 continue  # "* skipper_ana" heads a list-item post only when the link is in its item
         linked = any(label_normalise(link.text) == label_normalise(name) for link in unit.links)
-        rank = (0 if linked else 1) if unit.kind == HEADING else 2
+        rank = 0 if profiled else (0 if linked else 1) if unit.kind == HEADING else 2
         if best is None or rank < best[0]:
             best = (rank, back, name)
     return (best[2], best[1]) if best is not None else None
