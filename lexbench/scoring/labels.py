@@ -179,6 +179,25 @@ def name_residue(line: str, name: str, labels: LabelSet) -> bool:
     return _only_metadata(labels.strip(rest))
 
 
+ATTRIBUTION_VERBS = frozenset(
+    "says said wrote writes replied answered schrieb schreibt sagt antwortete dit écrit répondu "
+    "dice escribió escribe respondió scrisse scrive schreef schrijft zegt".split()
+)
+"""The verbs of :data:`CONNECTORS` that attribute the text to the name before them: "Alice said:"."""
+
+
+def verb_follows(line: str, name: str) -> bool:
+    """True when, on ``line``, an attribution verb (:data:`ATTRIBUTION_VERBS`) directly follows ``name``
+    ("[Arthur in the Garden!](…) said:", "**Bo!** schrieb:"): the verb says the text before it is a
+    name, whatever that text's final punctuation."""
+    norm_line, norm_name = label_normalise(line), label_normalise(name)
+    index = norm_line.find(norm_name) if norm_name else -1
+    if index < 0:
+        return False
+    after = _PUNCT_EDGES.sub("", norm_line[index + len(norm_name):]).split()
+    return bool(after) and after[0].strip(":,") in ATTRIBUTION_VERBS
+
+
 def plausible_name(text: str, labels: LabelSet, *, max_words: int = MAX_NAME_WORDS) -> bool:
     """True when ``text`` can be an author's name: non-empty, at most :data:`MAX_NAME_CHARS`
     characters and ``max_words`` words, has a letter, is not a URL, a timestamp, a count or any
@@ -305,22 +324,31 @@ def name_like(text: str, labels: LabelSet, *, max_words: int = MAX_COLON_NAME_WO
     return True
 
 
-# A signature after a comment's text: "— Alice", "-- Bob", "~ Carol", "Posted by TexARC | Report as abusive".
+# A signature after a comment's text: "— Alice", "-- Bob", "~ Carol", "Posted by TexARC | Report as abusive",
+# "posted on Wednesday, October 24, 2012 at 7:26 PM by Darren" (its date between the verb and "by").
 # Not a bare "by X" or "- X" (a byline, a list marker), and never before the text (SPEC §3.5).
 _SIGNATURE = re.compile(
     r"^(?:(?:—|–|―|--|~)\s*"
     r"|(?:posted|submitted|written|added|geschrieben|verfasst|publié|posté|écrit|publicado|escrito|enviado|"
-    r"pubblicato|scritto|inviato|geplaatst|geschreven)\s+(?:by|von|par|por|da|di|door)\s+)(?P<rest>\S.*)$",
+    r"pubblicato|scritto|inviato|geplaatst|geschreven)(?:\s+(?P<when>[^\n]{1,80}?))?\s+"
+    r"(?:by|von|par|por|da|di|door)\s+)(?P<rest>\S.*)$",
     re.I,
 )
 
 
 def signature_name(line: str, labels: LabelSet) -> str | None:
     """The name a trailing signature line gives ("Posted by TexARC | Report as abusive" → "TexARC",
-    "— Mary Ann Smith, 3 March" → "Mary Ann Smith"), else ``None``: the shortest run of words after the
-    signature syntax that is :func:`name_like` and leaves only labels, timestamps and counts."""
+    "— Mary Ann Smith, 3 March" → "Mary Ann Smith", "posted on Wednesday, October 24, 2012 at 7:26 PM by
+    Darren" → "Darren"), else ``None``: the shortest run of words after the signature syntax that is
+    :func:`name_like` and leaves only labels, timestamps and counts. Between the verb and "by" only a
+    date may stand ("Posted in Uncategorized by Admin" is a filing line, not a signature)."""
     match = _SIGNATURE.match(line.strip())
-    return leading_name(match.group("rest"), labels) if match is not None else None
+    if match is None:
+        return None
+    when = match.group("when")
+    if when and not _only_metadata(labels.strip(label_normalise(when))):
+        return None
+    return leading_name(match.group("rest"), labels)
 
 
 def leading_name(text: str, labels: LabelSet) -> str | None:

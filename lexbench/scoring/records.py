@@ -51,6 +51,7 @@ from lexbench.scoring.labels import (
     quote_attribution,
     signature_name,
     strip_counts,
+    verb_follows,
     without_urls,
 )
 from lexbench.scoring.links import PageBase
@@ -245,14 +246,18 @@ def _host(url: str) -> str | None:
     return host[4:] if host and host.startswith("www.") else host
 
 
+_SENTENCE_END = (".", "!", "?", "。", "！", "？")
+
+
 def _author_line(unit: Unit, labels: _Labels, *, skip_link: Callable[[str], bool] | None = None,
                  heading_floor: int | None = None, title_link: Callable[[Link], bool] | None = None) -> str | None:
     """The author named by a standalone author line (SPEC §3.5 author forms), else ``None``.
 
     Accepted: a heading (deeper than ``heading_floor`` when given) that is a name; a line that is a
     linked name or a bold name plus only attribution syntax, labels, timestamps and counts
-    ("Alice says:", "by Alice · 3 days ago"). Never from code blocks or quotes, never a bare name, and
-    never from a subject line: "## [Re:](…) ([Score:3](#))" names nobody, whatever it links, nor from a
+    ("Alice says:", "by Alice · 3 days ago"); a linked or bold name that an attribution verb follows
+    even when it ends like a sentence ("[Arthur in the Garden!](…) said:"). Never from code blocks or
+    quotes, never a bare name, and never from a subject line: "## [Re:](…) ([Score:3](#))" names nobody, whatever it links, nor from a
     link ``title_link`` calls a page title (:class:`SiteTitles`).
     """
     if unit.kind == CODE or unit.quoted or is_subject_line(unit.text) or _pagination_line(unit):
@@ -263,6 +268,7 @@ def _author_line(unit: Unit, labels: _Labels, *, skip_link: Callable[[str], bool
                 and not (skip_link and skip_link(link.href)) and not (title_link and title_link(link)):
             candidates.append(link.text)
     candidates.extend(unit.strong)
+    marked = list(candidates)  # the names a link or bold marks
     if unit.kind == HEADING:
         if heading_floor is not None and unit.level <= heading_floor:
             return None
@@ -275,6 +281,13 @@ def _author_line(unit: Unit, labels: _Labels, *, skip_link: Callable[[str], bool
     for candidate in candidates:
         if labels.author_ok(candidate) and name_residue(unit.text, candidate, labels.metadata):
             return _clean(candidate)
+    # A linked or bold name that an attribution verb follows is a name even when it ends like a sentence:
+    # "[Arthur in the Garden!](…) said:" (a commenter named by the blog's title).
+    for candidate in marked:
+        bare = candidate.rstrip().rstrip("".join(_SENTENCE_END))
+        if bare and candidate.rstrip() != bare and verb_follows(unit.text, candidate) and labels.author_ok(bare) \
+                and name_residue(unit.text, candidate, labels.metadata):
+            return _clean(candidate)
     return None
 
 
@@ -285,7 +298,6 @@ _PROFILE_TARGET = re.compile(
     r"(?:/(?:profile|profiles|member|members|user|users|u|people|benutzer|mitglied|mitglieder|membre|membres|"
     r"usuario|usuarios|perfil|utente|utenti|gebruiker|gebruikers)/[^/?#\s]"
     r"|[?&](?:mode=viewprofile|showuser=)|/member\.php\?(?:[^#\s]*&)?u(?:serid)?=)", re.I)
-_SENTENCE_END = (".", "!", "?", "。", "！", "？")
 MAX_RANK_WORDS = 6
 """How many words (numbers aside) may follow a profile-linked name on its post header line: the
 member's rank and counts ("Posts: 14,580 Community champion Disability Gamechanger")."""
@@ -516,6 +528,25 @@ def _list_item_author(units: Sequence[Unit], index: int, end: int, labels: _Labe
     return None
 
 
+MAX_SIGNATURE_LINES = 4
+"""How many lines of one paragraph a signature may be broken over ("posted on <date>" / "by" / "Darren")."""
+
+
+def _signature_block(units: Sequence[Unit], index: int, end: int) -> int:
+    """The end of the paragraph that ``units[index]`` opens when it is broken over 2 to
+    :data:`MAX_SIGNATURE_LINES` lines (a signature candidate read as one line), else ``index``.
+    Code, quotes and list items are never signature blocks."""
+    unit = units[index]
+    if unit.continues or unit.kind == CODE or unit.quoted or unit.kind == LIST_ITEM:
+        return index
+    stop = index + 1
+    while stop < end and units[stop].continues and stop - index < MAX_SIGNATURE_LINES:
+        stop += 1
+    if stop == index + 1 or (stop < end and units[stop].continues):
+        return index  # one line (read as it is), or a paragraph longer than a signature
+    return stop
+
+
 def _text_comment_drafts(units: Sequence[Unit], section: CommentSection, labels: _Labels,
                          heading_labels: Sequence[str] = (), titles: SiteTitles | None = None) -> list[_Draft]:
     """Candidate records of the comment component, in order (SPEC §3.5 author forms).
@@ -532,7 +563,10 @@ def _text_comment_drafts(units: Sequence[Unit], section: CommentSection, labels:
     in_item = False  # current is a list-item record: it ends where its list does
     unclaimed: list[Unit] = []  # text after no author line: a trailing signature may claim it
     begun = section.opened_by == "heading"  # whether text here can be a comment's yet
+    skip_to = section.start  # units before it were read as part of a signature block
     for index in range(section.start, section.end):
+        if index < skip_to:
+            continue
         unit = units[index]
         if in_item and (unit.kind != LIST_ITEM or unit.quoted):
             current, in_item = None, False
@@ -541,6 +575,15 @@ def _text_comment_drafts(units: Sequence[Unit], section: CommentSection, labels:
         if not begun and heading_labels and _heading_label_matches(unit.text, heading_labels):
             begun, unclaimed = True, []
             continue
+        block_end = _signature_block(units, index, section.end) if current is None else index
+        if block_end > index:  # "posted on <date>" / "by" / "[Darren](…)": one signature over three lines
+            signed = signature_name(" ".join(u.text for u in units[index:block_end]), labels.metadata)
+            if signed is not None and labels.author_ok(signed):
+                if unclaimed and begun:
+                    drafts.append(_Draft(signed, [u.text for u in unclaimed],
+                                         [link.href for u in (*unclaimed, *units[index:block_end]) for link in u.links]))
+                unclaimed, skip_to = [], block_end
+                continue
         author = _author_line(unit, labels, heading_floor=section.level, title_link=titles)
         if author is not None:
             current, in_item, unclaimed = _Draft(author, hrefs=[link.href for link in unit.links]), False, []

@@ -9,6 +9,8 @@ reader finds.
 
 - three false fails of ``http-markdownify`` (markdownify's list-item comments, a signature after the text,
   a "6 Responses" list of name, date and text) that the reader counts as passes;
+- two more false fails of ``http-markdownify`` (articles 102 and 103): a signature broken over three lines
+  after the text, and a linked name ending in "!" that "said:" follows;
 - a false pass of ``trafilatura`` on Slashdot: subject headings ``## Re: (Score:3)`` and no author line,
   where a reader finds no record.
 
@@ -63,6 +65,16 @@ REPRODUCTIONS = [
                  "337314bd189553c340de0eba8f22cceda573e435e2fb2e968245c5ef8916da89", True, 6,
                  ("Jim Peterson", "David D", "John", "Corinne"),
                  "a `6 Responses` list: name, date and text for each of six comments"),
+    Reproduction("article-102-en-onstartups-awareness-is-awesome", "http-markdownify",
+                 "98e4607e0e403e62d1ad6d324a676e8a8127d786046d711cf04d932f09a186f5", True, 9,
+                 ("Darren", "Neil Stein", "Mary Juetten"),
+                 "each comment signed over three lines of one paragraph, `posted on <date>` / `by` / the name, "
+                 "after its text; a reader finds 11: hispekshop24's two texts differ only in punctuation (counted "
+                 "once) and `valerie cheers-brown`, unmarked and lower-case, is not read as a name"),
+    Reproduction("article-103-en-sassyradish-fresh-cranberry-relish", "http-markdownify",
+                 "68499a7ec9b64cef6807b233cf1fd41f48ef70adbb5d392629afe654bf5dcc49", True, 3,
+                 ("Arthur in the Garden!", "Sally", "Tina"),
+                 "a commenter named by the blog's title, `[Arthur in the Garden!](…) said:`"),
     Reproduction("article-016-en-slashdot-nation-losing-toolbox", "trafilatura",
                  "21eb0636bc8bdb41a24198e0beeaccadf6942881c17329fe2caec9f5776aeac1", False, 0, (),
                  "subject headings `## Re: (Score:3)` kept, every author line dropped"),
