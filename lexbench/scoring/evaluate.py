@@ -27,7 +27,7 @@ from lexbench.scoring.view import AnswerView
 from lexbench.text import fold_pattern, fold_typography, fragments, label_normalise, normalise
 from lexbench.verdict import Component, ComponentResult, Outcome, Verdict
 
-SCORER_VERSION = 3
+SCORER_VERSION = 4
 """Raised whenever a change of the scorer can change a verdict on the same answer; recorded in every
 manifest (``versions.scorer``) and report, so runs scored differently are never read as comparable
 without saying so. 1: until 2026-11; 2: what a reader sees is text (SPEC §3.2) — ordered-list numbers
@@ -35,7 +35,9 @@ without saying so. 1: until 2026-11; 2: what a reader sees is text (SPEC §3.2) 
 ``<head>``-like lines, after never-closed hiding elements and after never-closed comment or declaration
 lines — and typographic variants (quotes, dashes, spaces, ellipsis, soft hyphens, zero-width spaces)
 are folded in labels and page identity; 3: link targets made absolute against the replay URL a provider was handed
-count as the case's own (SPEC §7)."""
+count as the case's own (SPEC §7); 4: comments and posts read as answers write them (SPEC §3.5–§3.6, issue 30) —
+list-item records, trailing signatures, a name linked to the member's profile heading a post whatever rank follows it —
+and subject lines, score decorations, pagination and share links and the site's page titles are never authors."""
 
 _THRESHOLD = Fraction(str(COVERAGE_THRESHOLD))  # exact 4/5: no float edge at exactly 80 %
 PAGE_IDENTITY_TIMEOUT_S = PATTERN_TIMEOUT_S
@@ -89,7 +91,7 @@ def evaluate_response(case: Case, answer: ProviderResult, call: CallAssessment |
     components.append(_page_identity_component(case, projection))
     if case.comments is not None:
         ending = case.body.reference_scope.end if case.body is not None else None
-        counted = count_comments(view, case.comments, ending, case.reference_text, _chrome(case))
+        counted = count_comments(view, case.comments, ending, case.reference_text, _chrome(case), base)
         components.append(_records_component(Component.COMMENTS, counted, case.comments.baseline, case.comments.minimum))
     if case.posts is not None:
         counted = count_posts(view, case.posts, base, _chrome(case))

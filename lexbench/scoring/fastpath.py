@@ -166,6 +166,7 @@ class _Document:
         self.checkpoints: list[tuple[int, int, tuple[Link, ...]]] = [(0, 0, ())]
         self.top: _Blocks | None = _Blocks(self, self.lines, PARAGRAPH, False)
         self.marker = ""  # ordered-list markers waiting for their item's first block (SPEC §3.2)
+        self.item_pending = False  # a list item opened and has not produced its first block (Block.opens_item)
         self.heavy = 0  # inline blocks read as plain text for their emphasis markers (projection.emphasis_heavy)
 
     def run(self) -> list[Block]:
@@ -208,6 +209,9 @@ class _Document:
             if self.marker:
                 produced = replace(produced, text=f"{self.marker} {produced.text}")
                 self.marker = ""
+            if self.item_pending:
+                produced = replace(produced, opens_item=True)
+                self.item_pending = False
             if self.orphans:
                 produced = replace(produced, links=tuple(self.orphans) + produced.links)
                 self.orphans = []
@@ -218,13 +222,16 @@ class _Document:
         if text:
             if self.marker:
                 text, self.marker = f"{self.marker} {text}", ""
-            self.blocks.append(Block(CODE, 0, text, quoted=quoted))
+            self.blocks.append(Block(CODE, 0, text, quoted=quoted, opens_item=self.item_pending))
+            self.item_pending = False
 
     def end_item(self, quoted: bool) -> None:
-        """An ordered item that produced no text block: its marker alone is its reader text."""
+        """An ordered item that produced no text block: its marker alone is its reader text. Either way
+        the item is over, so no later block opens it."""
         if self.marker:
-            self.blocks.append(Block(LIST_ITEM, 0, self.marker, quoted=quoted))
+            self.blocks.append(Block(LIST_ITEM, 0, self.marker, quoted=quoted, opens_item=self.item_pending))
             self.marker = ""
+        self.item_pending = False
 
     def _fall_back(self, line: int) -> int:
         """Re-project with markdown-it from the last safe split point at which no text-less link was
@@ -236,6 +243,7 @@ class _Document:
         del self.blocks[kept:]
         self.orphans = []
         self.marker = ""
+        self.item_pending = False
         end = self._next_split(line)  # no fence is open at `line`: the lines before it were parsed here
         produced, carried = self._project(start, end)
         if produced is None:  # the split point was not safe after all: take the rest of the document
@@ -483,6 +491,7 @@ class _Blocks:
                 return index  # a new list starts here
             if ordered is not None:
                 self.doc.marker = ordered_marker_text(ordered.group(1), ordered.group(2), self.doc.marker)
+            self.doc.item_pending = True
             after = 1 if bullet is not None else ordered.end(2)
             rest = body[after:]
             end = index + 1

@@ -55,7 +55,9 @@ class Block:
     ``\\n``); ``links`` are the links that end in this block (a link without visible text, e.g.
     around an icon, is kept with ``text == ""``); ``strong`` the visible texts of strong/bold spans
     that end in it (emphasis is dropped from ``text``, but a standalone bold name is an author form,
-    SPEC §3.5); ``quoted`` is true inside a blockquote.
+    SPEC §3.5); ``quoted`` is true inside a blockquote; ``opens_item`` is true on the first block of a
+    list item (a Markdown ``*``/``1.`` item, an HTML ``<li>``), so the record parsers can tell where one
+    item ends and the next begins (SPEC §3.5 list-item records). It changes no reader text.
     """
 
     kind: str
@@ -64,6 +66,7 @@ class Block:
     links: tuple[Link, ...] = ()
     strong: tuple[str, ...] = ()
     quoted: bool = False
+    opens_item: bool = False
 
     def lines(self) -> list[str]:
         """The block's non-empty lines, stripped (a Markdown paragraph may span several lines)."""
@@ -281,9 +284,12 @@ class _BlockBuilder:
         self.code_depth = 0
         self.quote_depth = 0
         self.serial = 0  # bumps on every flush, so an open span knows its text was cut
+        self.item_pending = False  # an <li> opened and has not produced its first block yet
 
     def open_block(self, tag: str) -> None:
         self.flush()
+        if tag == "li":
+            self.item_pending = True
         kind = _BLOCK_KIND.get(tag, PARAGRAPH)
         self.opened.append(kind != PARAGRAPH)
         if kind != PARAGRAPH:
@@ -297,6 +303,8 @@ class _BlockBuilder:
         self.flush()
         if self.opened.pop():
             kind, _ = self.specific.pop()
+            if kind == LIST_ITEM:
+                self.item_pending = False  # an item without text of its own marks no later block
             if kind == CODE:
                 self.code_depth -= 1
             elif kind == QUOTE:
@@ -321,7 +329,7 @@ class _BlockBuilder:
         if self.orphans and self.blocks:
             last = self.blocks[-1]
             self.blocks[-1] = Block(last.kind, last.level, last.text, last.links + tuple(self.orphans), last.strong,
-                                    last.quoted)
+                                    last.quoted, last.opens_item)
             self.orphans = []
         return self.blocks
 
@@ -332,7 +340,9 @@ class _BlockBuilder:
         if text:
             links = tuple(self.orphans + self.links) if self.orphans else tuple(self.links)
             self.orphans = []
-            self.blocks.append(Block(kind, level, text, links, tuple(self.strong), self.quote_depth > 0))
+            self.blocks.append(Block(kind, level, text, links, tuple(self.strong), self.quote_depth > 0,
+                                     self.item_pending))
+            self.item_pending = False
         elif self.links:
             # An icon-only link (no visible text) still carries a target, e.g. a post permalink: it
             # belongs with the text that follows it.
@@ -1021,13 +1031,17 @@ def project_markdown(content: str, *, notes: list[str] | None = None) -> list[Bl
     raw_html = _RawHtmlTracker()
     orphans: list[Link] = []  # text-less links (e.g. "[](permalink)") waiting for the next block
     marker = ""  # ordered-list markers waiting for their item's first block
+    item_pending = False  # a list item opened and has not produced its first block yet
     table = _SurplusCells(content)
 
     def emit(produced: list[Block]) -> None:
-        nonlocal marker
+        nonlocal marker, item_pending
         if marker and produced:
             produced[0] = _with(produced[0], text=f"{marker} {produced[0].text}")
             marker = ""
+        if item_pending and produced:
+            produced[0] = _with(produced[0], opens_item=True)
+            item_pending = False
         (held if raw_html.hiding else blocks).extend(produced)
 
     def take_inline(token: Token, leaf: tuple[str, int], quoted: bool) -> None:
@@ -1062,6 +1076,7 @@ def project_markdown(content: str, *, notes: list[str] | None = None) -> list[Bl
             continue
         if kind == "list_item_open":
             containers.append(LIST_ITEM)
+            item_pending = True
             if token.info:  # an ordered item: its number as written
                 marker = ordered_marker_text(token.info, token.markup, marker)
         elif kind == "blockquote_open":
@@ -1072,6 +1087,8 @@ def project_markdown(content: str, *, notes: list[str] | None = None) -> list[Bl
             if kind == "list_item_close" and marker:
                 alone, marker = marker, ""  # an item with no text of its own: its marker alone
                 emit([Block(LIST_ITEM, 0, alone, quoted=QUOTE in containers)])
+            if kind == "list_item_close":
+                item_pending = False  # an item without a block of its own marks no later block
         elif kind == "heading_open":
             leaf = (HEADING, int(token.tag[1]))
         elif kind in ("th_open", "td_open"):

@@ -10,8 +10,10 @@ Two extraction routes, chosen per answer:
   comment component only; posts are anchored on owned post-detail links.
 
 Every route applies the same record rules afterwards: an author that is a plausible name and not a
-label, timestamp or count; non-empty text that is not only labels, timestamps or a placeholder;
-de-duplication by source record id, else by author and text (comments) or by link (posts).
+label, timestamp, count, subject line or pagination label; non-empty text that is not only labels,
+timestamps or a placeholder; de-duplication by source record id, else by author and text (comments)
+or by link (posts). The text route reads records as answers write them: author lines, colon labels,
+list items headed by a name, and signatures after the text (README "How comments and posts are read").
 
 Cost is linear in the answer: each unit is classified a bounded number of times, each selector match
 walks up to its record once, and article-text checks use a set of reference windows, never a scan
@@ -26,6 +28,7 @@ import re
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from urllib.parse import urlsplit
 
 import lxml.html
 
@@ -33,18 +36,27 @@ from lexbench.dataset.case import CommentContract, PostContract
 from lexbench.scoring.labels import (
     ATTRIBUTION,
     MAX_COLON_NAME_WORDS,
+    MAX_NAME_WORDS,
     LabelSet,
+    is_count_phrase,
+    is_navigation_label,
+    is_subject_line,
     is_timestamp,
     label_normalise,
+    leading_name,
+    name_like,
     name_residue,
     only_metadata,
     plausible_name,
     quote_attribution,
+    signature_name,
     strip_counts,
+    verb_follows,
+    without_urls,
 )
 from lexbench.scoring.links import PageBase
 from lexbench.scoring.patterns import CasePattern
-from lexbench.scoring.projection import CODE, HEADING, VisibleTree, _walk
+from lexbench.scoring.projection import CODE, HEADING, LIST_ITEM, Link, VisibleTree, _walk
 from lexbench.scoring.view import AnswerView, Unit, first_occurrences
 from lexbench.text import normalise
 
@@ -157,7 +169,10 @@ class _Labels:
         return rest != label_normalise(text) and only_metadata(rest, self.metadata)
 
     def author_ok(self, name: str) -> bool:
-        return plausible_name(name, self.metadata) and not self.unavailable.matches(name)
+        """Whether ``name`` can be an author: a plausible name that is no unavailable notice, subject
+        line ("Re: (Score:3)"), score or count ("Score:2") or pagination label ("NEXT POST")."""
+        return plausible_name(name, self.metadata) and not self.unavailable.matches(name) and not (
+            is_subject_line(name) or is_count_phrase(name) or is_navigation_label(name))
 
 
 def _is_url_text(text: str) -> bool:
@@ -165,21 +180,95 @@ def _is_url_text(text: str) -> bool:
     return "://" in low or low.startswith("www.")
 
 
+# Share and bookmark endpoints ("Tweet" → twitter.com/share, facebook.com/sharer.php, …/intent/tweet):
+# a link there is a page control, whatever its text, never a person (SPEC §3.5 pure UI labels).
+_SHARE_TARGET = re.compile(
+    r"(?:/share(?:r|article)?\b|/intent/|/submit\?|/pin/create|/bookmarks/mark|/post\?url=|/update\.bml\?|"
+    r"/dialog/feed\?|addthis\.com|addtoany\.com|^mailto:)", re.I)
+
+
+def _is_share_link(href: str) -> bool:
+    return bool(_SHARE_TARGET.search(href.strip()))
+
+
+def _share_controls(unit: Unit, labels: _Labels, titles: Callable[[Link], bool] | None = None) -> bool:
+    """True for a line of share links ("Tumblr", "Digg") or of links to the site's other pages by title
+    (``titles``, :class:`SiteTitles`) and nothing else: page controls and navigation, neither an author
+    nor record text."""
+    if not unit.links or not all(_is_share_link(link.href) or (titles is not None and titles(link))
+                                 for link in unit.links):
+        return False
+    rest = label_normalise(unit.text)
+    for link in unit.links:
+        if link.text:
+            rest = rest.replace(label_normalise(link.text), " ")
+    return only_metadata(rest, labels.metadata)
+
+
+_PAGINATION_OPEN = ("«", "‹", "←", "<")
+_PAGINATION_CLOSE = ("»", "›", "→", ">")
+
+
+def _pagination_line(unit: Unit) -> bool:
+    """True for a link line an arrow leads or closes ("« [At Google Zeitgeist…](…)", "[Time To Begin,
+    Again](…) »"): a link to the previous or next page, titled by that page, never an author."""
+    text = unit.text.strip()
+    return bool(unit.links) and (text.startswith(_PAGINATION_OPEN) or text.endswith(_PAGINATION_CLOSE))
+
+
+class SiteTitles:
+    """Tells a linked title from a linked name (SPEC §3.5 refused shapes): a link to another page of the
+    case's own site (same host, a path other than the root) whose text is not :func:`name_like` is a
+    page title ("[Ferry timetable changes for summer](/coast/ferry)", a related post), not an author.
+    A commenter's link to the site's root, or a name-like text ("[Bobbi Newman](/)", "[DyingIsFun]
+    (/users/129502)"), or a link off the site stays an author."""
+
+    def __init__(self, base: PageBase | None, labels: _Labels) -> None:
+        self.host = _host(base.case_url) if base is not None else None
+        self.base = base
+        self.labels = labels
+
+    def __call__(self, link: Link) -> bool:
+        if self.base is None or self.host is None or name_like(link.text, self.labels.metadata, max_words=MAX_NAME_WORDS):
+            return False
+        try:
+            target = urlsplit(self.base.absolute(link.href))
+        except ValueError:
+            return False
+        return _host(target.geturl()) == self.host and target.path.strip("/") != ""
+
+
+def _host(url: str) -> str | None:
+    try:
+        host = urlsplit(url).hostname
+    except ValueError:
+        return None
+    return host[4:] if host and host.startswith("www.") else host
+
+
+_SENTENCE_END = (".", "!", "?", "。", "！", "？")
+
+
 def _author_line(unit: Unit, labels: _Labels, *, skip_link: Callable[[str], bool] | None = None,
-                 heading_floor: int | None = None) -> str | None:
+                 heading_floor: int | None = None, title_link: Callable[[Link], bool] | None = None) -> str | None:
     """The author named by a standalone author line (SPEC §3.5 author forms), else ``None``.
 
     Accepted: a heading (deeper than ``heading_floor`` when given) that is a name; a line that is a
     linked name or a bold name plus only attribution syntax, labels, timestamps and counts
-    ("Alice says:", "by Alice · 3 days ago"). Never from code blocks or quotes, never a bare name.
+    ("Alice says:", "by Alice · 3 days ago"); a linked or bold name that an attribution verb follows
+    even when it ends like a sentence ("[Arthur in the Garden!](…) said:"). Never from code blocks or
+    quotes, never a bare name, and never from a subject line: "## [Re:](…) ([Score:3](#))" names nobody, whatever it links, nor from a
+    link ``title_link`` calls a page title (:class:`SiteTitles`).
     """
-    if unit.kind == CODE or unit.quoted:
+    if unit.kind == CODE or unit.quoted or is_subject_line(unit.text) or _pagination_line(unit):
         return None
     candidates: list[str] = []
     for link in unit.links:
-        if link.text and not _is_url_text(link.text) and not (skip_link and skip_link(link.href)):
+        if link.text and not _is_url_text(link.text) and not _is_share_link(link.href) \
+                and not (skip_link and skip_link(link.href)) and not (title_link and title_link(link)):
             candidates.append(link.text)
     candidates.extend(unit.strong)
+    marked = list(candidates)  # the names a link or bold marks
     if unit.kind == HEADING:
         if heading_floor is not None and unit.level <= heading_floor:
             return None
@@ -192,13 +281,65 @@ def _author_line(unit: Unit, labels: _Labels, *, skip_link: Callable[[str], bool
     for candidate in candidates:
         if labels.author_ok(candidate) and name_residue(unit.text, candidate, labels.metadata):
             return _clean(candidate)
+    # A linked or bold name that an attribution verb follows is a name even when it ends like a sentence:
+    # "[Arthur in the Garden!](…) said:" (a commenter named by the blog's title).
+    for candidate in marked:
+        bare = candidate.rstrip().rstrip("".join(_SENTENCE_END))
+        if bare and candidate.rstrip() != bare and verb_follows(unit.text, candidate) and labels.author_ok(bare) \
+                and name_residue(unit.text, candidate, labels.metadata):
+            return _clean(candidate)
     return None
+
+
+# A member's profile page, as forum and community software address it: a path segment naming the
+# member space ("/profile/christine55", "/members/kataster.123/", "/u/ana", "/benutzer/…") or a
+# profile query ("memberlist.php?mode=viewprofile&u=5", "member.php?u=5", "index.php?showuser=5").
+_PROFILE_TARGET = re.compile(
+    r"(?:/(?:profile|profiles|member|members|user|users|u|people|benutzer|mitglied|mitglieder|membre|membres|"
+    r"usuario|usuarios|perfil|utente|utenti|gebruiker|gebruikers)/[^/?#\s]"
+    r"|[?&](?:mode=viewprofile|showuser=)|/member\.php\?(?:[^#\s]*&)?u(?:serid)?=)", re.I)
+MAX_RANK_WORDS = 6
+"""How many words (numbers aside) may follow a profile-linked name on its post header line: the
+member's rank and counts ("Posts: 14,580 Community champion Disability Gamechanger")."""
+
+
+def _is_profile_link(href: str) -> bool:
+    """Whether ``href`` is a member's profile page (:data:`_PROFILE_TARGET`)."""
+    return bool(_PROFILE_TARGET.search(href.strip()))
+
+
+def _profile_author(unit: Unit, labels: _Labels, skip_link: Callable[[str], bool] | None = None) -> str | None:
+    """The author of a post header line that opens with a name linked to the member's profile page,
+    whatever rank and counts follow it (SPEC §3.6 attributed author; README "How comments and posts
+    are read"): "[poppy123456](/profile/poppy123456) Posts: 14,580Community champion" → "poppy123456",
+    an avatar link before the name aside. Refused: a line that does not open with the linked name, a
+    mention ("[@christine55](/profile/christine55) welcome"), a name that is no :func:`name_like` name,
+    and a rest that reads as a sentence (a sentence end, or more than :data:`MAX_RANK_WORDS` words
+    besides numbers: "[Bob](/profile/bob) is right, you should apply before your results come in.").
+    ``None`` otherwise, and for code, quotes and subject lines."""
+    if unit.kind == CODE or unit.quoted or is_subject_line(unit.text):
+        return None
+    named = next((link for link in unit.links if link.text.strip()), None)
+    if named is None or not _is_profile_link(named.href) or (skip_link and skip_link(named.href)):
+        return None
+    name = _clean(named.text)
+    line = _clean(unit.text)
+    if not line.startswith(name) or name.startswith("@") or not labels.author_ok(name) \
+            or not name_like(name, labels.metadata, max_words=MAX_NAME_WORDS):
+        return None
+    rest = line[len(name):].strip()
+    words = [word for word in rest.split() if any(ch.isalpha() for ch in word)]
+    if rest.endswith(_SENTENCE_END) or len(words) > MAX_RANK_WORDS:
+        return None
+    return name
 
 
 def _colon_author(unit: Unit, labels: _Labels) -> tuple[str, str] | None:
     """A colon-labelled author (SPEC §3.5): ``("Alice", "Great piece")`` for "Alice: Great piece",
-    ``("Alice", "")`` for a label line "Alice says:" or "Alice:" whose text follows; else ``None``."""
-    if unit.kind in (CODE, HEADING) or unit.quoted:
+    ``("Alice", "")`` for a label line "Alice says:" or "Alice:" whose text follows; else ``None``.
+    No link or bold marks such a name, so it must be shaped like one (:func:`name_like`): "Examples of
+    missing stuff: brass wire…" is a sentence with a colon, and "Re: Tide tables" a subject line."""
+    if unit.kind in (CODE, HEADING) or unit.quoted or is_subject_line(unit.text):
         return None
     line = _COLON_LINE.match(unit.text.strip())
     if line is not None:
@@ -206,15 +347,18 @@ def _colon_author(unit: Unit, labels: _Labels) -> tuple[str, str] | None:
         words = len(label_normalise(name).split())
         if labels.author_ok(name) and not is_timestamp(name) and (
             line.group("verb") or words <= MAX_BARE_COLON_WORDS
-        ) and words <= MAX_COLON_NAME_WORDS:
+        ) and words <= MAX_COLON_NAME_WORDS and name_like(name, labels.metadata):
             return _clean(name), ""
         return None
     match = _COLON_LABEL.match(unit.text)
     if match is None:
         return None
     name, text = match.group("name").strip(), match.group("text").strip()
-    if not labels.author_ok(name) or len(label_normalise(name).split()) > MAX_COLON_NAME_WORDS:
+    if not labels.author_ok(name) or len(label_normalise(name).split()) > MAX_COLON_NAME_WORDS \
+            or not name_like(name, labels.metadata):
         return None
+    if any(":" in link.text and label_normalise(name) in label_normalise(link.text) for link in unit.links):
+        return None  # the colon is inside a linked title ("[At Google Zeitgeist: Theoretical Physics…](…)")
     if is_timestamp(name) or not normalise(text):
         return None
     return _clean(name), text
@@ -330,25 +474,148 @@ class _Draft:
     record_id: str | None = None
 
 
-def _text_comment_drafts(units: Sequence[Unit], section: CommentSection, labels: _Labels) -> list[_Draft]:
+def _item_text(unit: Unit, labels: _Labels) -> bool:
+    """Whether ``unit`` is record text of its own: not only labels, timestamps and counts, and not
+    only link text (an item of links alone is a menu, not a comment)."""
+    if unit.kind == CODE:
+        return True
+    if only_metadata(unit.text, labels.metadata):
+        return False
+    rest = label_normalise(unit.text)
+    for link in unit.links:
+        if link.text:
+            rest = rest.replace(label_normalise(link.text), " ")
+    return not only_metadata(rest, labels.metadata)
+
+
+_ORDERED_MARKER = re.compile(r"^\d{1,9}[.)]\s+")
+
+
+def _item_name(units: Sequence[Unit], index: int, end: int, labels: _Labels) -> str | None:
+    """The name heading a list item at ``units[index]``: the item's first block, standing alone as
+    that block, is a short name-like line (see :func:`_list_item_author`); else ``None``."""
+    unit = units[index]
+    if not unit.opens_item or unit.kind != LIST_ITEM or unit.quoted:
+        return None
+    if index + 1 < end and units[index + 1].continues:
+        return None  # the line runs on in the same block: a sentence, not a name heading its record
+    name = leading_name(without_urls(_ORDERED_MARKER.sub("", unit.text.strip())), labels.metadata)
+    return _clean(name) if name is not None and labels.author_ok(name) else None
+
+
+def _list_item_author(units: Sequence[Unit], index: int, end: int, labels: _Labels) -> str | None:
+    """The author of a list-item record (SPEC §3.5) opening at ``units[index]``, else ``None``.
+
+    A list item whose first block is a short name-like line (:func:`~lexbench.scoring.labels.leading_name`:
+    its ordered-list number, any bare URL written beside the name, and a date or labels after it
+    aside: "2. David D", "http://twitter.com/jyarmis Jonathan L. Yarmis", "Beth on August 22, 2012 at
+    6:29 pm said:"), standing alone as that block, and that has text of its own
+    (:func:`_item_text`) in a later block before the next item or the end of the list. An item of a
+    name alone, of a title ("Poke the box") and an excerpt, or a bullet whose line runs on into the
+    same paragraph ("- expansion" + "of mutually profitable relationships…", a list inside a
+    comment's sentence) is none.
+    """
+    name = _item_name(units, index, end, labels)
+    if name is None:
+        return None
+    unit = units[index]
+    for ahead in range(index + 1, end):
+        following = units[ahead]
+        if following.kind != LIST_ITEM or following.opens_item or following.quoted != unit.quoted:
+            return None  # the item ended without text of its own
+        if _item_text(following, labels):
+            return name
+    return None
+
+
+MAX_SIGNATURE_LINES = 4
+"""How many lines of one paragraph a signature may be broken over ("posted on <date>" / "by" / "Darren")."""
+
+
+def _signature_block(units: Sequence[Unit], index: int, end: int) -> int:
+    """The end of the paragraph that ``units[index]`` opens when it is broken over 2 to
+    :data:`MAX_SIGNATURE_LINES` lines (a signature candidate read as one line), else ``index``.
+    Code, quotes and list items are never signature blocks."""
+    unit = units[index]
+    if unit.continues or unit.kind == CODE or unit.quoted or unit.kind == LIST_ITEM:
+        return index
+    stop = index + 1
+    while stop < end and units[stop].continues and stop - index < MAX_SIGNATURE_LINES:
+        stop += 1
+    if stop == index + 1 or (stop < end and units[stop].continues):
+        return index  # one line (read as it is), or a paragraph longer than a signature
+    return stop
+
+
+def _text_comment_drafts(units: Sequence[Unit], section: CommentSection, labels: _Labels,
+                         heading_labels: Sequence[str] = (), titles: SiteTitles | None = None) -> list[_Draft]:
+    """Candidate records of the comment component, in order (SPEC §3.5 author forms).
+
+    An author line (heading, linked or bold name), a colon-labelled author or a list-item record opens
+    a record whose text follows it; a list-item record's text ends with its list. A trailing signature
+    ("Posted by TexARC", "— Alice") closes a record whose author follows its text: it claims the text
+    that no author above claimed since the last heading or record, once the comments have begun (the
+    section opened at its heading, a record came before, or a line showed a reviewed heading label,
+    "Comments" as a plain line). Before that, "Posted by Dharmesh Shah on Wed, Oct 24, 2012" after the
+    ending signs the article, not a comment."""
     drafts: list[_Draft] = []
     current: _Draft | None = None
-    for unit in units[section.start : section.end]:
-        author = _author_line(unit, labels, heading_floor=section.level)
+    in_item = False  # current is a list-item record: it ends where its list does
+    unclaimed: list[Unit] = []  # text after no author line: a trailing signature may claim it
+    begun = section.opened_by == "heading"  # whether text here can be a comment's yet
+    skip_to = section.start  # units before it were read as part of a signature block
+    for index in range(section.start, section.end):
+        if index < skip_to:
+            continue
+        unit = units[index]
+        if in_item and (unit.kind != LIST_ITEM or unit.quoted):
+            current, in_item = None, False
+        if unit.kind == HEADING:
+            unclaimed = []
+        if not begun and heading_labels and _heading_label_matches(unit.text, heading_labels):
+            begun, unclaimed = True, []
+            continue
+        block_end = _signature_block(units, index, section.end) if current is None else index
+        if block_end > index:  # "posted on <date>" / "by" / "[Darren](…)": one signature over three lines
+            signed = signature_name(" ".join(u.text for u in units[index:block_end]), labels.metadata)
+            if signed is not None and labels.author_ok(signed):
+                if unclaimed and begun:
+                    drafts.append(_Draft(signed, [u.text for u in unclaimed],
+                                         [link.href for u in (*unclaimed, *units[index:block_end]) for link in u.links]))
+                unclaimed, skip_to = [], block_end
+                continue
+        author = _author_line(unit, labels, heading_floor=section.level, title_link=titles)
         if author is not None:
-            current = _Draft(author, hrefs=[link.href for link in unit.links])
+            current, in_item, unclaimed = _Draft(author, hrefs=[link.href for link in unit.links]), False, []
             drafts.append(current)
+            begun = True
             continue
         # A colon line right under an author line is that author's text ("Update: …"), not a new author.
         colon = _colon_author(unit, labels) if current is None or current.texts else None
         if colon is not None:
             current = _Draft(colon[0], [colon[1]] if colon[1] else [], [link.href for link in unit.links])
+            in_item, unclaimed, begun = False, [], True
             drafts.append(current)
             continue
+        listed = _list_item_author(units, index, section.end, labels)
+        if listed is not None:
+            current, in_item, unclaimed = _Draft(listed, hrefs=[link.href for link in unit.links]), True, []
+            drafts.append(current)
+            begun = True
+            continue
         if current is None:
-            continue  # prompts and counts before the first author ("3 comments", "Leave a reply")
+            signed = signature_name(unit.text, labels.metadata) if unit.kind != CODE and not unit.quoted else None
+            if signed is not None and labels.author_ok(signed):
+                if unclaimed and begun:
+                    drafts.append(_Draft(signed, [u.text for u in unclaimed],
+                                         [link.href for u in (*unclaimed, unit) for link in u.links]))
+                unclaimed = []
+            elif unit.kind == CODE or not (only_metadata(unit.text, labels.metadata)
+                                           or _share_controls(unit, labels, titles)):
+                unclaimed.append(unit)  # prompts before the first author ("Leave a reply") stay unclaimed
+            continue
         current.hrefs.extend(link.href for link in unit.links)
-        if unit.kind != CODE and (only_metadata(unit.text, labels.metadata)
+        if unit.kind != CODE and (only_metadata(unit.text, labels.metadata) or _share_controls(unit, labels, titles)
                                   or label_normalise(unit.text) == label_normalise(current.author)):
             continue
         current.texts.append(unit.text)
@@ -374,13 +641,14 @@ def _finish_comments(drafts: Iterable[_Draft], count: RecordCount, labels: _Labe
 
 
 def count_comments(view: AnswerView, contract: CommentContract, ending: str | None,
-                   reference: str | None, chrome: Iterable[str] = ()) -> RecordCount:
+                   reference: str | None, chrome: Iterable[str] = (), base: PageBase | None = None) -> RecordCount:
     """Valid distinct comment records in ``view`` (SPEC §3.5).
 
     ``ending`` is the case's reviewed body ending (locates the comment component in text answers);
     ``reference`` the reference body (record text wholly copied from it is rejected); ``chrome`` the
-    case's page-chrome phrases. Native HTML selectors are used when the answer is HTML and the
-    reviewed record containers are present.
+    case's page-chrome phrases; ``base`` how links read as the case's URLs (links to the site's other
+    pages with a title's text are titles, not authors: :class:`SiteTitles`). Native HTML selectors are used when
+    the answer is HTML and the reviewed record containers are present.
     """
     labels = _Labels.of(contract, chrome)
     article = ArticleText(reference)
@@ -395,7 +663,7 @@ def count_comments(view: AnswerView, contract: CommentContract, ending: str | No
         what = "the body ending" if ending else "a body ending"
         return RecordCount(route, note=f"no comment section: neither {what} nor a comment heading was found")
     route += " after the body ending" if section.opened_by == "ending" else " under its heading"
-    drafts = _text_comment_drafts(units, section, labels)
+    drafts = _text_comment_drafts(units, section, labels, contract.heading_labels, SiteTitles(base, labels))
     count = RecordCount(route)
     if contract.record_id_pattern:
         pattern = CasePattern(contract.record_id_pattern)
@@ -629,7 +897,7 @@ def _text_posts(units: Sequence[Unit], labels: _Labels, links: PostLinks, route:
                 unit = units[ahead]
                 if unit.kind != CODE and only_metadata(unit.text, labels.metadata):
                     continue
-                name, at = _author_line(unit, labels, skip_link=skip_owned), ahead
+                name, at = _author_line(unit, labels, skip_link=skip_owned) or _profile_author(unit, labels, skip_owned), ahead
                 break
         if name is None:
             found = _preceding_author(units, index, previous, labels, skip_owned)
@@ -679,14 +947,22 @@ def _preceding_author(units: Sequence[Unit], index: int, previous: int, labels: 
     best: tuple[int, int, str] | None = None
     for back in range(index - 1, max(previous, index - 1 - PRECEDING_WINDOW), -1):
         unit = units[back]
-        name = _author_line(unit, labels, skip_link=skip_owned)
+        profiled = _profile_author(unit, labels, skip_owned)
+        name = profiled or _author_line(unit, labels, skip_link=skip_owned)
         if name is None:
-            continue
+            name = _item_name(units, back, index, labels) if _same_item(units, back, index) else None
+            if name is None:
+                continue  # "* skipper_ana" heads a list-item post only when the link is in its item
         linked = any(label_normalise(link.text) == label_normalise(name) for link in unit.links)
-        rank = (0 if linked else 1) if unit.kind == HEADING else 2
+        rank = 0 if profiled else (0 if linked else 1) if unit.kind == HEADING else 2
         if best is None or rank < best[0]:
             best = (rank, back, name)
     return (best[2], best[1]) if best is not None else None
+
+
+def _same_item(units: Sequence[Unit], start: int, index: int) -> bool:
+    """Whether ``units[index]`` lies in the list item that ``units[start]`` opens."""
+    return all(units[i].kind == LIST_ITEM and not units[i].opens_item for i in range(start + 1, index + 1))
 
 
 def _segment_text(units: Sequence[Unit], start: int, end: int, consumed: set[int], author: str,

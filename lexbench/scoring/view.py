@@ -61,7 +61,9 @@ class Unit:
 
     A code block is one unit; any other block gives one unit per line. ``links`` and ``strong`` are
     the block's links and strong spans that fall on this line (a link without text stays with the
-    block's first line). ``norm`` is the line in scoring normal form.
+    block's first line). ``norm`` is the line in scoring normal form. ``opens_item`` is true on the
+    first line of a list item's first block (:attr:`Block.opens_item`); ``continues`` on every line of
+    a block but its first (a Markdown line break, not a new block).
     """
 
     kind: str
@@ -71,6 +73,8 @@ class Unit:
     strong: tuple[str, ...]
     quoted: bool
     norm: str
+    opens_item: bool = False
+    continues: bool = False
 
 
 _FEW = 4_096
@@ -107,7 +111,7 @@ def build_units(blocks: tuple[Block, ...] | list[Block]) -> list[Unit]:
     for block in blocks:
         if block.kind == CODE or "\n" not in block.text:
             units.append(Unit(block.kind, block.level, block.text, block.links, block.strong, block.quoted,
-                              normalise(block.text)))
+                              normalise(block.text), block.opens_item))
             continue
         lines = block.lines()
         # Each link and strong span goes to the first line holding its text, found in one pass over the
@@ -129,8 +133,9 @@ def build_units(blocks: tuple[Block, ...] | list[Block]) -> list[Unit]:
             index = line_of(span)
             if index is not None:
                 placed_strong[index].append(span)
-        for line, links, strong in zip(lines, placed_links, placed_strong, strict=True):
-            units.append(Unit(block.kind, block.level, line, tuple(links), tuple(strong), block.quoted, normalise(line)))
+        for number, (line, links, strong) in enumerate(zip(lines, placed_links, placed_strong, strict=True)):
+            units.append(Unit(block.kind, block.level, line, tuple(links), tuple(strong), block.quoted, normalise(line),
+                              block.opens_item and number == 0, number > 0))
     return units
 
 

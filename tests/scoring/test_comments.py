@@ -319,3 +319,192 @@ def test_observed_labels_are_compared_in_label_normal_form(case: Case) -> None:
     # "ＲＥＰＬＹ" (full width), "**Like**" and "Report (2)" are the reviewed labels Reply, Like, Report.
     records = [(i, a, label) for (i, a, _t), label in zip(COMMENTS, ["ＲＥＰＬＹ", "**Like**", "Report (2)"] * 2)]
     assert_comments(evaluate_response(case, answer(article_markdown_with(comments_markdown(records, style="bold")))), 0)
+
+
+# --- comments as answers write them (issue 30): accepted forms ---------------------------------------
+
+PEOPLE = "https://people.example"
+
+
+def listed(records: list[tuple[str, str, str]] | None = None, *, header: str = "{author}", marker: str = "*",
+           extra: str = "") -> str:
+    """Comments as list items: the item's first block names the author, its next paragraphs are the text."""
+    items = []
+    for number, (_id, author, text) in enumerate(COMMENTS if records is None else records, start=1):
+        bullet = f"{number}." if marker == "1." else marker
+        pad = " " * (len(bullet) + 1)
+        items.append(f"{bullet} {header.format(author=author, id=_id)}\n\n{pad}{text}{extra.format(pad=pad)}")
+    return "\n".join(items)
+
+
+@pytest.mark.parametrize("header", [
+    "{author}",                                            # markdownify's `* Amy D.` then `Love this.`
+    f"{PEOPLE}/{{id}} {{author}}",                        # the commenter's site written as text beside the name
+    "{author} on March 3, 2026 at 4:12 pm said:",         # a name, its date and an attribution label
+], ids=["name", "url-and-name", "name-and-date"])
+def test_list_items_headed_by_a_name_are_records(case: Case, header: str) -> None:
+    section = listed(header=header)
+    assert_comments(evaluate_response(case, answer(article_markdown_with(section))), 6)
+    assert_comments(evaluate_response(case, answer(article_markdown_with("## 6 Comments\n\n" + section))), 6)
+
+
+def test_a_responses_list_of_name_date_and_text_counts_every_comment(case: Case) -> None:
+    # WordPress as markdownify writes it: an avatar (no text), the name, the date, the text, "Reply";
+    # replies are nested items with a linked name.
+    items = []
+    for number, (record_id, author, text) in enumerate(COMMENTS[:5], start=1):
+        items.append(f"{number}. ![](https://avatars.example/{record_id}.png)\n\n   {author}\n\n   March 3, 2026 at 4:12 pm"
+                     f"\n\n   {text}\n\n   [Reply](?replytocom={record_id})")
+    _id, author, text = COMMENTS[5]
+    items[1] += f"\n\n   * ![](https://avatars.example/r.png)\n\n     [{author}]({PEOPLE}/r)\n\n     {text}"
+    section = "### 6 Responses to “The Last Lighthouse Keeper”\n\n" + "\n".join(items)
+    verdict = evaluate_response(case, answer(article_markdown_with(section)))
+    assert_comments(verdict, 6)
+    assert {d["author"] for d in comments_of(verdict).details[1:]} == {a for _i, a, _t in COMMENTS}
+
+
+def test_a_name_ending_in_an_initial_is_a_name(case: Case) -> None:
+    records = [(i, a.split()[0] + " " + a.split()[-1][0] + "." if " " in a else a, t) for i, a, t in COMMENTS]
+    verdict = evaluate_response(case, answer(article_markdown_with(listed(records))))
+    assert_comments(verdict, 6)
+    assert "Ilse M." in [d["author"] for d in comments_of(verdict).details[1:]]
+
+
+@pytest.mark.parametrize("signature", ["Posted by {author} | Report", "— {author}", "-- {author}, March 3, 2026"])
+def test_a_signature_after_the_text_names_its_author(case: Case, signature: str) -> None:
+    records = "\n\n".join(f"{text}\n\n{signature.format(author=author)}" for _id, author, text in COMMENTS)
+    verdict = evaluate_response(case, answer(article_markdown_with("## 6 Comments\n\n" + records)))
+    assert_comments(verdict, 6)
+    assert [d["author"] for d in comments_of(verdict).details[1:3]] == ["Ilse Marten", "Rob Tiernan"]
+    # A plain "Comments" line (no heading markup) also shows that the comments have begun.
+    plain = evaluate_response(case, answer(article_markdown_with("Comments\n\n" + records)))
+    assert_comments(plain, 6)
+
+
+def test_a_subject_heading_over_a_byline_is_one_record_of_the_byline_author(case: Case) -> None:
+    # Slashdot as markdownify writes it: a linked subject with its score, then "by Name (id) writes:".
+    records = "\n".join(
+        f"* #### [Re: the ledger]({PEOPLE}/c?cid={i}) ([Score:{n}](#), Insightful)\n\n"
+        f"  by [{a} ({n}042)]({PEOPLE}/~{i}) writes:\n\n  {t}"
+        for n, (i, a, t) in enumerate(COMMENTS, start=1))
+    verdict = evaluate_response(case, answer(article_markdown_with(records)))
+    assert_comments(verdict, 6)
+    assert comments_of(verdict).details[1]["author"] == "Ilse Marten (1042)"
+
+
+# --- comments as answers write them (issue 30): refused shapes ---------------------------------------
+
+
+@pytest.mark.parametrize("subject", ["## Re: (Score:3)", "## Re:The keeper (Score:5, Insightful)",
+                                     "### The keeper's ledger (Score:4, Interesting)", "**RE: the ledger**"])
+def test_subject_lines_are_not_authors(case: Case, subject: str) -> None:
+    # trafilatura on Slashdot: every comment's subject heading kept, every author line dropped.
+    records = "\n\n".join(f"{subject}\n\n{text}" for _id, _author, text in COMMENTS)
+    verdict = evaluate_response(case, answer(article_markdown_with(records)))
+    assert_comments(verdict, 0)
+
+
+@pytest.mark.parametrize("navigation", [
+    "[PREVIOUS POST](https://gazette.example/coast/ferry)\n\n[NEXT POST](https://gazette.example/coast/storms)",
+    "« [Ferry timetable changes for the summer](https://gazette.example/coast/ferry)",
+    "[Storm season review](https://gazette.example/coast/storms) »",
+    "[« Older entries](https://gazette.example/page/2)",
+], ids=["next-previous", "arrow-led", "arrow-closed", "older-entries"])
+def test_navigation_links_are_not_authors(case: Case, navigation: str) -> None:
+    # The answer has the comments' text but no author form: a reader finds no record.
+    texts = "\n\n".join(text for _id, _author, text in COMMENTS)
+    verdict = evaluate_response(case, answer(article_markdown_with(f"{navigation}\n\n{texts}")))
+    assert_comments(verdict, 0)
+
+
+def test_share_controls_are_neither_authors_nor_text(case: Case) -> None:
+    controls = "[Tweet](https://twitter.com/share)\n\n[Facebook](https://www.facebook.com/sharer.php?u=x)"
+    texts = "\n\n".join(text for _id, _author, text in COMMENTS)
+    assert_comments(evaluate_response(case, answer(article_markdown_with(f"{controls}\n\n{texts}"))), 0)
+    # Between a name-list and the comments, a share line is no record's text either.
+    names = "\n".join(f"* {author}" for _id, author, _text in COMMENTS)
+    assert_comments(evaluate_response(case, answer(article_markdown_with(f"{controls}\n\n{names}"))), 0)
+
+
+def test_related_post_lists_of_title_and_excerpt_are_not_records(case: Case) -> None:
+    excerpt = "From the first of June the morning ferry to Sella Bay leaves twenty minutes earlier."
+    related = "\n".join([
+        f"* [Ferry timetable changes for summer](https://gazette.example/coast/ferry)\n\n  {excerpt}",
+        f"* [Storm season review: the new sea wall](https://gazette.example/coast/storms)\n\n  {excerpt}",
+        f"* Poke the fire\n\n  {excerpt}",
+        f"* [The keeper's cottage](/coast/cottage)\n\n  {excerpt}",
+    ])
+    assert_comments(evaluate_response(case, answer(article_markdown_with(related))), 0)
+
+
+def test_names_without_text_of_their_own_are_not_records(case: Case) -> None:
+    names = "\n".join(f"* {author}" for _id, author, _text in COMMENTS)
+    assert_comments(evaluate_response(case, answer(article_markdown_with("## 6 Comments\n\n" + names))), 0)
+    # The text after the list is not the last name's: the item ended before it.
+    after = names + "\n\n" + COMMENTS[0][2]
+    assert_comments(evaluate_response(case, answer(article_markdown_with("## 6 Comments\n\n" + after))), 0)
+    # A name standing in a sentence of a list item is no heading of a record.
+    inline = "\n".join(f"* {author} wrote to the museum about the ledger" for _id, author, _text in COMMENTS)
+    assert_comments(evaluate_response(case, answer(article_markdown_with(inline))), 0)
+
+
+def test_a_bulleted_list_inside_a_comment_is_its_text(case: Case) -> None:
+    bullets = "The ledger lists\n\n- ships,\n- winds, and\n- weather  \n  noted at each hour."
+    section = comments_markdown(COMMENTS[:4], style="bold") + f"\n\n**{COMMENTS[4][1]}**\n\n{bullets}"
+    verdict = evaluate_response(case, answer(article_markdown_with(section)))
+    assert_comments(verdict, 5)
+    assert "weather" not in [d["author"] for d in comments_of(verdict).details[1:]]
+
+
+def test_a_signature_before_the_comments_begin_signs_the_article(case: Case) -> None:
+    # The article's own footer right after the body ending, with no comment heading: no record.
+    footer = "Join the Gazette's coastal newsletter for more stories.\n\nPosted by Mara Ilves on March 3, 2026"
+    assert_comments(evaluate_response(case, answer(article_markdown_with(footer))), 0)
+
+
+def test_a_sentence_with_a_colon_is_not_a_colon_labelled_author(case: Case) -> None:
+    section = "\n\n".join(f"Examples of what he noted: {text}" for _id, _author, text in COMMENTS)
+    assert_comments(evaluate_response(case, answer(article_markdown_with(section))), 0)
+
+
+# --- the two misses left on http-markdownify answers (articles cases 102 and 103) --------------------
+
+
+@pytest.mark.parametrize("linked", [True, False], ids=["linked-name", "plain-name"])
+def test_a_signature_broken_over_the_lines_of_one_paragraph_names_its_author(case: Case, linked: bool) -> None:
+    # HubSpot as markdownify writes it: the text, then "posted on <date>" / "by" / the name, one paragraph.
+    def name(i: str, a: str) -> str:
+        return f"[{a}]({PEOPLE}/{i})" if linked else a
+    records = "\n\n---\n\n".join(f"{t}\n\nposted on Wednesday, October 24, 2012 at 7:26 PM\nby\n{name(i, a)}"
+                                 for i, a, t in COMMENTS)
+    verdict = evaluate_response(case, answer(article_markdown_with("### COMMENTS\n\n" + records)))
+    assert_comments(verdict, 6)
+    # Each text is its signer's, not the next commenter's: the linked name closes a record, it opens none.
+    details = comments_of(verdict).details[1:]
+    assert [d["author"] for d in details[:2]] == ["Ilse Marten", "Rob Tiernan"]
+
+
+def test_a_filing_line_or_a_long_paragraph_is_no_broken_signature(case: Case) -> None:
+    # Between the verb and "by" only a date may stand; a paragraph longer than a signature is text.
+    filed = "\n\n".join(f"{t}\n\nPosted in Uncategorized\nby\n{a}" for _i, a, t in COMMENTS)
+    assert_comments(evaluate_response(case, answer(article_markdown_with("### COMMENTS\n\n" + filed))), 0)
+    long = "\n\n".join(f"{t}\n\nposted on March 3\nat the harbour\nafter the storm\nand then by\n{a}" for _i, a, t in COMMENTS)
+    assert_comments(evaluate_response(case, answer(article_markdown_with("### COMMENTS\n\n" + long))), 0)
+
+
+def test_a_linked_name_ending_like_a_sentence_is_a_name_when_said_follows(case: Case) -> None:
+    # A WordPress commenter named by the blog's title: "[Arthur in the Garden!](…) said:".
+    records = [(i, a + "!", t) for i, a, t in COMMENTS]
+    section = "\n".join(f"* {n}\n\n  [{a}]({PEOPLE}/{i}) said:\n\n  {t}\n\n  November 8, 2012 8:22 am"
+                        for n, (i, a, t) in enumerate(records, start=1))
+    verdict = evaluate_response(case, answer(article_markdown_with("## 6 Comments\n\n" + section)))
+    assert_comments(verdict, 6)
+    assert "Ilse Marten!" in [d["author"] for d in comments_of(verdict).details[1:]]
+
+
+@pytest.mark.parametrize("line", ["[{a}!]({url})", "[{a}!]({url}) — read more", "**Thanks, {a}!**"],
+                         ids=["link-alone", "link-and-words", "bold-alone"])
+def test_a_linked_exclamation_without_an_attribution_verb_names_nobody(case: Case, line: str) -> None:
+    # Names of two words and more: "Ilse Marten!" with no verb after it reads as an exclamation.
+    section = "\n\n".join(line.format(a=a, url=f"{PEOPLE}/{i}") + f"\n\n{t}" for i, a, t in COMMENTS if " " in a)
+    assert_comments(evaluate_response(case, answer(article_markdown_with("## 6 Comments\n\n" + section))), 0)

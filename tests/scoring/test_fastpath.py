@@ -122,6 +122,9 @@ def test_generated_inline_markup_projects_the_same(markdown: str) -> None:
     # of a table inside a list item or a quote.
     "0. zero\n1. one", "123456789. nine\n\n1234567890. ten", "> 0) a\n> 123456789) b", "1. ---", "- 1. a\n  2. b",
     "- | Site | |\n  | --- | --- |\n  | nav | | article text |", "> | Site |\n> | --- |\n> | nav | more | text |",
+    # Item starts (Block.opens_item): image-only first paragraphs, nested and empty items, code first.
+    "* ![](a.png)\n\n  Amy D.\n\n  Love this.\n  * ![](b.png)\n  * Reply\n* \n* ```\n  code\n  ```\n\nafter",
+    "1. ![](x.png)\n2. ![](y.png)\n\n   Bob\n\n   text", "- - nested first\n  - second\n- > quoted item",
 ])
 def test_constructs_project_the_same(markdown: str) -> None:
     same(markdown)

@@ -189,3 +189,76 @@ def test_a_post_header_repeating_its_link_is_one_post(case: Case) -> None:
     verdict = evaluate_response(case, answer(f"# {FORUM_TITLE}\n\n{posts}\n"))
     assert posts_of(verdict).measured == 6
     assert [d["author"] for d in posts_of(verdict).details[1:3]] == ["skipper_ana", "Tom Farrell"]
+
+
+# --- the post reader's review (issue 30): the comment reader's rules apply to posts too -------------
+
+
+def test_a_list_item_headed_by_its_author_is_a_post(case: Case) -> None:
+    # A thread written as list items: the author's name alone heads the item, the permalink and text follow.
+    items = "\n".join(f"* {a}\n\n  [#{n}]({post_link(n)}) · 3 days ago\n\n  {t}" for n, a, t in POSTS)
+    verdict = evaluate_response(case, answer(f"# {FORUM_TITLE}\n\n{items}\n\nHarbour Forum · Rules · Contact\n"))
+    assert_posts(verdict, 6)
+    # A bullet in the previous post's text heads no item holding the next post's link.
+    bullets = "\n\n".join(f"[#{n}]({post_link(n)}) · 3 days ago\n\n{t}\n\n* Thanks" for n, _a, t in POSTS)
+    assert_posts(evaluate_response(case, answer(f"# {FORUM_TITLE}\n\n{bullets}\n")), 0)
+
+
+@pytest.mark.parametrize("header", [
+    "## Re: Tide tables for Sella Bay\n\n[#{n}]({link})",
+    "#### Tide tables (Score:4, Informative)\n\n[#{n}]({link})",
+    "[Next thread](https://forum.harbour.example/t/ferry-times/5120) · [#{n}]({link})",
+    "[« Previous thread](https://forum.harbour.example/t/ferry-times/5120)\n\n[#{n}]({link})",
+], ids=["reply-subject", "score-subject", "next-thread", "previous-thread"])
+def test_subject_lines_and_navigation_are_never_post_authors(case: Case, header: str) -> None:
+    content = "\n\n".join(header.format(n=n, link=post_link(n)) + f"\n\n{t}" for n, _a, t in POSTS)
+    assert_posts(evaluate_response(case, answer(f"# {FORUM_TITLE}\n\n{content}\n")), 0)
+
+
+# --- post headers of community software (the harvest-forums threads of issue 30's merge) -------------
+
+
+FOOTER = "Harbour Forum · Rules · Contact"
+
+
+def member_header(author: str) -> str:
+    """A Vanilla-style post header as answers write it: avatar and name both linked to the member's
+    profile, then the member's counts and rank run together as the page shows them."""
+    return f"[![]({profile(author)}.png)]({profile(author)}) [{author}]({profile(author)}) 15735 replies1052 threads Senior Member"
+
+
+def test_a_name_linked_to_the_members_profile_heads_its_post_whatever_rank_follows(case: Case) -> None:
+    items = "\n\n".join(f"{member_header(a)}\n\n[March 27]({post_link(n)})\n\n{t}\n\n0 · Reply" for n, a, t in POSTS)
+    verdict = evaluate_response(case, answer(f"# {FORUM_TITLE}\n\n{items}\n\n{FOOTER}\n"))
+    assert_posts(verdict, 6)
+    assert [d["author"] for d in posts_of(verdict).details[1:4]] == ["skipper_ana", "Tom Farrell", "gullwing"]
+    # The same header as cleaned HTML (no reviewed containers): the text route reads it alike.
+    html = "".join(
+        f"<li><a href='{profile(a)}'><img src='a.png'></a><a href='{profile(a)}'>{a}</a> 15735 replies"
+        f"<span>1052 threads</span> Senior Member</li><li><a href='{post_link(n)}'>March 27</a></li><li><p>{t}</p></li>"
+        for n, a, t in POSTS)
+    verdict = evaluate_response(case, answer(f"<html><body><h1>{FORUM_TITLE}</h1><ul>{html}</ul><p>{FOOTER}</p></body></html>", "html"))
+    assert_posts(verdict, 6)
+
+
+@pytest.mark.parametrize("opening", [
+    "[@{a}]({profile}) thanks, the gauge data settles it",
+    "[{a}]({profile}) is right, you should read the gauge before the app.",
+    "[{a}]({profile}) is right and you should read the gauge before trusting the app",
+    "Ask [{a}]({profile})",
+], ids=["mention", "sentence", "long-rest", "not-opening"])
+def test_a_profile_link_in_running_text_names_no_post_author(case: Case, opening: str) -> None:
+    # No header names anyone: the line after each permalink starts with a profile link, but as a mention
+    # or inside a sentence, so the post has no attributed author.
+    items = "\n\n".join(f"[March 27]({post_link(n)})\n\n" + opening.format(a=a, profile=profile(a)) + f"\n\n{t}"
+                        for n, a, t in POSTS)
+    assert_posts(evaluate_response(case, answer(f"# {FORUM_TITLE}\n\n{items}\n")), 0)
+
+
+def test_a_share_button_is_no_post_author() -> None:
+    # On main before issue 30, "Share" (a link to facebook.com/sharer) was read as the author of each post
+    # after the first, where no label list names it (imported suites have empty ones).
+    case = make_post_case(posts=post_contract(non_author_labels=[], ignored_labels=[], metadata_labels=[]))
+    items = "\n\n".join(f"[#{n}]({post_link(n)})\n\n{t}\n\n0 · [Share](https://www.facebook.com/sharer/sharer.php?u=x)"
+                        for n, _a, t in POSTS)
+    assert_posts(evaluate_response(case, answer(f"# {FORUM_TITLE}\n\n{items}\n")), 0)

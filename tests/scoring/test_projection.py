@@ -323,6 +323,35 @@ def test_a_numbered_list_reads_the_same_in_html_and_markdown() -> None:
     assert visible("<ol><li>Finland</li><li>Norway</li><li>Sweden</li></ol>") == markdown
 
 
+def item_starts(content: str, content_format: str) -> list[tuple[str, bool]]:
+    return [(block.text, block.opens_item) for block in project(content, content_format).blocks]
+
+
+def test_the_first_block_of_each_list_item_is_marked_in_markdown() -> None:
+    # An avatar-only first paragraph gives no block: the name after it opens the item. An item whose
+    # content is an image alone opens with its number; nothing outside a list is marked.
+    answer = ("* Amy D.\n\n  Love this.\n* ![](avatar.png)\n\n  David D\n\n  Nice.\n  * Reply\n\n"
+              "1. ![](x.png)\n2. Two\n\nAfter")
+    assert item_starts(answer, "markdown") == [
+        ("Amy D.", True), ("Love this.", False), ("David D", True), ("Nice.", False), ("Reply", True),
+        ("1.", True), ("2. Two", True), ("After", False)]
+    assert item_starts("Amy D.\n\nLove this.", "markdown") == [("Amy D.", False), ("Love this.", False)]
+
+
+def test_the_first_block_of_each_list_item_is_marked_in_html() -> None:
+    page = ("<ul><li><img src='a.png'><div><cite>Amy D.</cite></div><p>Love this.</p></li><li><div></div>Bob</li>"
+            "</ul><p>After</p>")
+    assert item_starts(page, "html") == [("Amy D.", True), ("Love this.", False), ("Bob", True), ("After", False)]
+
+
+def test_line_units_keep_the_item_start_on_the_first_line_only() -> None:
+    from lexbench.scoring.view import AnswerView
+
+    units = AnswerView.of("* Amy D.  \n  Love this.\n* Bob", "markdown").units
+    assert [(u.text, u.opens_item, u.continues) for u in units] == [
+        ("Amy D.", True, False), ("Love this.", False, True), ("Bob", True, False)]
+
+
 @pytest.mark.parametrize("opening", ["<!-- a note never closed", "<?php echo 1", "<!DOCTYPE html", "<![CDATA[ x"])
 def test_a_comment_or_declaration_never_closed_hides_nothing_after_its_line(opening: str) -> None:
     # CommonMark HTML block types 2-5 end only at their closing sequence, so markdown-it runs an unclosed
