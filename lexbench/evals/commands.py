@@ -45,6 +45,32 @@ def _run_controls(args: argparse.Namespace) -> int:
     return 0 if result.passed else 1
 
 
+def _run_judged(args: argparse.Namespace) -> int:
+    from lexbench.dataset.suite import load_suite
+    from lexbench.evals.judged import JUDGED_ROOT, JudgedSetError, agreement, compare_run, gate, load_judged, render
+
+    if not args.run:
+        print("lexbench run-evals: error: --judged needs --run RUN: a run directory of the judged cases × providers "
+              "(pytest --suite=articles --providers=... --run-dir=RUN), whose answers are compared with the judged ones",
+              file=sys.stderr)
+        return 2
+    try:
+        judged = load_judged(Path(args.judged) if args.judged else JUDGED_ROOT)
+        suite = load_suite(args.suite)
+        result = compare_run(judged, Path(args.run), {case.id: case for case in suite.cases})
+    except (JudgedSetError, OSError) as exc:
+        print(f"lexbench run-evals: error: {exc}", file=sys.stderr)
+        return 2
+    counted = agreement(result.compared)
+    print(render(counted, result.refused), end="")
+    problems = gate(counted, result.refused)
+    print(f"judged gate: {'passed' if not problems else 'FAILED'} ({len(result.compared)} answers scored, "
+          f"{len(result.refused)} refused)")
+    for problem in problems:
+        print(f"  {problem}")
+    return 0 if not problems else 1
+
+
 def _run_evals(args: argparse.Namespace) -> int:
     # per verb (module docstring)
     from lexbench.evals.accuracy import GATE_FLOORS, Floors, evals_json, render_evals, run_evals
@@ -52,6 +78,8 @@ def _run_evals(args: argparse.Namespace) -> int:
 
     if args.corpus:
         return _run_controls(args)
+    if args.judged is not None:
+        return _run_judged(args)
 
     if (args.overall_floor is not None or args.class_floor is not None) and not args.change_floors:
         print("lexbench run-evals: error: --overall-floor/--class-floor change the committed gate "
@@ -136,6 +164,11 @@ def add_verbs(verbs: argparse._SubParsersAction) -> None:
     p.add_argument("--overall-floor", type=float, default=None, help="another overall accuracy floor (needs --change-floors)")
     p.add_argument("--class-floor", type=float, default=None, help="another per-class accuracy floor (needs --change-floors)")
     p.add_argument("--change-floors", action="store_true", help="accept floors other than the committed gate (0.90 / 0.85)")
+    p.add_argument("--judged", nargs="?", const="", default=None, metavar="DIR", help=(
+        "instead of the gold set: the reader-judged set of real answers (default: cases/articles/judged): agreement "
+        "of the verdicts with the readers per component and provider, and its gate (>= 0.97 each; no comment false pass)"))
+    p.add_argument("--run", default=None, metavar="RUN", help="with --judged: the run directory holding the regenerated answers")
+    p.add_argument("--suite", default="articles", help="with --judged: the suite the judged answers answer (default: articles)")
     p.set_defaults(handler=_run_evals)
 
     p = verbs.add_parser("compare", help="polarity-corrected lift per suite.provider.metric between two runs or run-evals outputs")
