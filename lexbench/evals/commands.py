@@ -63,6 +63,13 @@ def _run_judged(args: argparse.Namespace) -> int:
         return 2
     counted = agreement(result.compared)
     print(render(counted, result.refused), end="")
+    if args.output:
+        from lexbench.evals.judged import judged_json
+
+        output = Path(args.output)
+        output.parent.mkdir(parents=True, exist_ok=True)
+        output.write_text(judged_json(counted, result.compared, result.refused), encoding="utf-8")
+        print(f"run-evals: wrote {output}")
     problems = gate(counted, result.refused)
     print(f"judged gate: {'passed' if not problems else 'FAILED'} ({len(result.compared)} answers scored, "
           f"{len(result.refused)} refused)")

@@ -282,3 +282,19 @@ def render(result: Agreement, refused: list[str]) -> str:
     if refused:
         lines += ["", "Refused (not scored):"] + refused
     return "\n".join(lines) + "\n"
+
+
+def judged_json(result: Agreement, compared: list[Comparison], refused: list[str]) -> str:
+    """``run-evals --judged --output`` content, the judged side of ``lexbench compare``'s lift gate: ``kind``
+    ``"judged"``, agreement ``[agree, compared]`` per component and per ``"component|provider"``, the comment
+    false passes and fails, the answers scored (``case[provider]``) and those refused. UTF-8 JSON, indent 2."""
+    data = {
+        "kind": "judged",
+        "per_component": {c: list(v) for c, v in sorted(result.per_component.items())},
+        "per_provider": {f"{c}|{p}": list(v) for (c, p), v in sorted(result.per_provider.items())},
+        "comment_false_pass": result.false_pass,
+        "comment_false_fail": result.false_fail,
+        "answers": sorted(f"{c.answer.case}[{c.answer.provider}]" for c in compared),
+        "refused": refused,
+    }
+    return json.dumps(data, ensure_ascii=False, indent=2) + "\n"

@@ -24,6 +24,8 @@ line for each blocked metric.
 
 from __future__ import annotations
 
+import json
+
 import re
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -136,12 +138,42 @@ def metrics_from_evals(result: EvalsResult, source: Path) -> MetricSet:
     return MetricSet(source=source, kind="evals", values=values, polarity=polarity, fingerprint=fingerprint)
 
 
+def metrics_from_judged(data: dict[str, Any], source: Path) -> MetricSet:
+    """Reader-judged figures of a ``run-evals --judged --output`` file (:func:`lexbench.evals.judged.judged_json`):
+    ``articles-judged.readers.<component>_agreement`` and ``articles-judged.<provider>.<component>_agreement``
+    (``+``), and ``articles-judged.readers.comment_false_pass_rate`` (``-``: of the judged comment decisions)."""
+    values: dict[str, float | None] = {}
+    polarity: dict[str, Polarity] = {}
+    for component, (agree, total) in data["per_component"].items():
+        values[f"articles-judged.readers.{component}_agreement"] = agree / total if total else None
+        polarity[f"articles-judged.readers.{component}_agreement"] = Polarity.HIGHER
+    for key, (agree, total) in data["per_provider"].items():
+        component, provider = key.split("|", 1)
+        values[f"articles-judged.{provider}.{component}_agreement"] = agree / total if total else None
+        polarity[f"articles-judged.{provider}.{component}_agreement"] = Polarity.HIGHER
+    comments = data["per_component"].get("comments", [0, 0])[1]
+    values["articles-judged.readers.comment_false_pass_rate"] = data["comment_false_pass"] / comments if comments else None
+    polarity["articles-judged.readers.comment_false_pass_rate"] = Polarity.LOWER
+    return MetricSet(source=source, kind="evals", values=values, polarity=polarity,
+                     fingerprint={"articles-judged": ",".join(data["answers"])})
+
+
 def load_metrics(path: Path) -> MetricSet:
-    """A run directory or a ``run-evals --output`` JSON file. Raises :class:`CompareError` otherwise."""
+    """A run directory or a ``run-evals --output`` JSON file (the gold set's, or the judged set's with
+    ``--judged``). Raises :class:`CompareError` otherwise."""
     if path.is_dir():
         return metrics_from_run(path)
     if not path.is_file():
         raise CompareError(f"{path}: no such run directory or run-evals output")
+    try:
+        raw = json.loads(read_regular_file(path).decode("utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        raw = None
+    if isinstance(raw, dict) and raw.get("kind") == "judged":
+        try:
+            return metrics_from_judged(raw, path)
+        except (KeyError, TypeError, ValueError) as exc:
+            raise CompareError(f"{path}: not a complete run-evals --judged output ({exc!r})") from None
     try:
         result = EvalsResult.model_validate_json(read_regular_file(path).decode("utf-8"))
     except OSError as exc:

@@ -164,3 +164,23 @@ def test_run_evals_judged_reports_and_exits_by_the_gate(tmp_path: Path, capsys: 
     assert "judged gate: passed (1 answers scored, 0 refused)" in out
     assert main(["run-evals", "--judged", str(judged), "--suite", "demo"]) == 2
     assert "--judged needs --run RUN" in capsys.readouterr().err
+
+
+def test_the_lift_gate_blocks_a_scorer_change_that_loses_agreement_with_the_readers(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # before: the readers and the verdict agree on both answers; after: the readers changed their mind on
+    # the cut answer's regions (standing in for a scorer change that now disagrees with them)
+    run = write_run(tmp_path, {"full": whole(CASE), "cut": headless(CASE)})
+    absent = {"regions": "gone", "ending": "gone", "page_identity": "gone"}
+    before = write_set(tmp_path / "before", [("full", whole(CASE), judgment(), judgment(), None),
+                                             ("cut", headless(CASE), judgment(**absent), judgment(**absent), None)])
+    after = write_set(tmp_path / "after", [("full", whole(CASE), judgment(), judgment(), None),
+                                           ("cut", headless(CASE), judgment(ending="gone", page_identity="gone"),
+                                            judgment(ending="gone", page_identity="gone"), None)])
+    main(["run-evals", "--judged", str(before), "--run", str(run), "--suite", "demo", "--output", str(tmp_path / "before.json")])
+    main(["run-evals", "--judged", str(after), "--run", str(run), "--suite", "demo", "--output", str(tmp_path / "after.json")])
+    capsys.readouterr()
+    assert json.loads((tmp_path / "after.json").read_text())["per_component"]["regions"] == [1, 2]
+    assert main(["compare", str(tmp_path / "before.json"), str(tmp_path / "after.json")]) == 1
+    out = capsys.readouterr().out
+    assert "articles-judged.readers.regions_agreement" in out
+    assert main(["compare", str(tmp_path / "before.json"), str(tmp_path / "before.json")]) == 0
