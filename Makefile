@@ -45,10 +45,15 @@ workers: $(WORKER_STAMP)
 crawl4ai: $(STAMP)
 	$(PY) -m pip install --quiet -e '.[dev,engines,crawl4ai]'
 
-# Optional: LangChain's WebBaseLoader for the langchain provider (no browser). Its tests run in
-# tests/providers/test_langchain.py and are skipped, with that reason, without it.
-langchain: $(STAMP)
-	$(PY) -m pip install --quiet -e '.[dev,engines,langchain]'
+# LangChain's WebBaseLoader for the langchain provider (no browser; about 160 MB). make test installs it:
+# the reader-judged set (tests/evals/test_judged_gate.py) regenerates langchain's judged answers. Its own
+# tests run in tests/providers/test_langchain.py and are skipped, with that reason, without it.
+LANGCHAIN_STAMP := $(VENV)/.langchain
+$(LANGCHAIN_STAMP): $(STAMP)
+	$(PY) -m pip install --quiet -e '.[dev,engines,sdk-check,langchain]'
+	touch $@
+
+langchain: $(LANGCHAIN_STAMP)
 
 
 # Provider misses are results: pytest's exit 1 (some items failed) is a successful benchmark run.
@@ -80,7 +85,7 @@ TEST_RUN = start=$$(date +%s); $(PY) -m pytest tests golden -n $(WORKERS) -q $(1
 	  echo "make $(2): $$(( $$(date +%s) - start )) s"; \
 	  if [ $$status -eq 5 ]; then echo "make $(2): pytest collected no tests (exit 5)"; exit 1; fi; exit $$status
 
-test: $(STAMP) workers
+test: $(STAMP) workers $(LANGCHAIN_STAMP)
 	@$(call TEST_RUN,,test)
 	@$(MAKE) --no-print-directory package-check
 

@@ -11,7 +11,7 @@ shows. ``DIR/key.json`` (which answer is which provider's) is for ``collect`` on
 
 ``collect`` joins each judge's ``<case>/answer-NN.json`` with the key and the run's rows into one committed
 file per answer, ``<out>/answers/<case>[<provider>].json``: case, provider and its version, the answer's sha256
-and format, and every judge's decision with its evidence (and the settling, where the judges differed).
+(the replay port masked: ``answer_digest``) and format, and every judge's decision with its evidence (and the settling, where the judges differed).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from lexbench.dataset.case import minimum_records  # noqa: E402
-from lexbench.evals.judged import COMPONENTS, provider_version  # noqa: E402
+from lexbench.evals.judged import COMPONENTS, answer_digest, provider_version  # noqa: E402
 
 EVIDENCE = ROOT / ".evidence" / "articles"
 
@@ -123,7 +123,8 @@ def collect(packets_dir: Path, judges: list[Path], settled: Path | None, run: Pa
             row = rows[(case_id, provider)]
             entry: dict[str, Any] = {
                 "case": case_id, "provider": provider, "provider_version": provider_version(manifest, provider),
-                "answer_sha256": row["response_sha256"], "content_format": row["content_format"], "judges": {},
+                "answer_sha256": answer_digest((run / "responses" / f"{row['response_sha256']}.txt").read_text(encoding="utf-8")),
+                "content_format": row["content_format"], "judges": {},
             }
             for judge in judges:
                 decision = json.loads((judge / case_id / f"{name}.json").read_text(encoding="utf-8"))

@@ -16,7 +16,7 @@ import pytest
 from lexbench.cli import main
 from lexbench.dataset.suite import load_suite
 from lexbench.evals.judged import (
-    COMPONENTS, JudgedSetError, agreement, compare_run, gate, load_judged, render, served_url_of,
+    COMPONENTS, JudgedSetError, agreement, answer_digest, compare_run, gate, load_judged, render, served_url_of,
 )
 
 DEMO = load_suite("demo")
@@ -49,7 +49,7 @@ def write_set(root: Path, entries: list[tuple[str, str, dict, dict, dict | None]
     folder.mkdir(parents=True)
     for provider, content, a, b, settled in entries:
         data = {"case": CASE.id, "provider": provider, "provider_version": "test 1.0",
-                "answer_sha256": hashlib.sha256(content.encode()).hexdigest(), "content_format": "markdown",
+                "answer_sha256": answer_digest(content), "content_format": "markdown",
                 "judges": {"judge-A": a, "judge-B": b}}
         if settled:
             data["settled"] = settled
@@ -104,8 +104,8 @@ def test_an_answer_whose_bytes_differ_is_refused_by_name_and_not_scored(tmp_path
     result = compare_run(load_judged(judged), run, {CASE.id: CASE})
     assert result.compared == []
     assert result.refused == [f"{CASE.id}[full]: the run's answer (sha256 "
-                              f"{hashlib.sha256((whole(CASE) + 'one more line' + chr(10)).encode()).hexdigest()[:12]}…) "
-                              f"is not the judged one ({hashlib.sha256(whole(CASE).encode()).hexdigest()[:12]}…)",
+                              f"{answer_digest(whole(CASE) + 'one more line' + chr(10))[:12]}…) "
+                              f"is not the judged one ({answer_digest(whole(CASE))[:12]}…)",
                               f"{CASE.id}[gone]: the run has no answer"]
     assert gate(agreement(result.compared), result.refused) == [f"refused: {line}" for line in result.refused]
 
@@ -184,3 +184,13 @@ def test_the_lift_gate_blocks_a_scorer_change_that_loses_agreement_with_the_read
     out = capsys.readouterr().out
     assert "articles-judged.readers.regions_agreement" in out
     assert main(["compare", str(tmp_path / "before.json"), str(tmp_path / "before.json")]) == 0
+
+
+def test_only_the_replay_port_may_differ_from_the_judged_answer(tmp_path: Path) -> None:
+    linked = whole(CASE) + "\n[next](http://127.0.0.1:40973/replay/article-001-en-x/next.html)\n"
+    judged = write_set(tmp_path, [("full", linked, judgment(), judgment(), None)])
+    same = write_run(tmp_path / "same", {"full": linked.replace(":40973/", ":38271/")})
+    assert compare_run(load_judged(judged), same, {CASE.id: CASE}).refused == []
+    other = write_run(tmp_path / "other", {"full": linked.replace("next.html", "other.html")})
+    [refused] = compare_run(load_judged(judged), other, {CASE.id: CASE}).refused
+    assert refused.startswith(f"{CASE.id}[full]: the run's answer")
