@@ -1,6 +1,7 @@
 """Building the reader-judged set of ``articles`` answers (issue 30; REVIEW.md, "Judging a provider's answer").
 
     python reviews/tools/judged.py packets --run RUN --into DIR [--cases FILE]
+    python reviews/tools/judged.py disagreements --packets DIR --judges DIR_A DIR_B --into SETTLE
     python reviews/tools/judged.py collect --packets DIR --judges DIR_A DIR_B [--settled DIR] --run RUN --out cases/articles/judged
 
 ``packets`` writes, per case, what a judge decides from and nothing of the verdict: ``contract.md`` (the case's
@@ -126,7 +127,7 @@ def collect(packets_dir: Path, judges: list[Path], settled: Path | None, run: Pa
                 "answer_sha256": answer_digest((run / "responses" / f"{row['response_sha256']}.txt").read_text(encoding="utf-8")),
                 "content_format": row["content_format"], "judges": {},
             }
-            for judge in judges:
+            for judge in (j for j in judges if (j / case_id).is_dir()):
                 decision = json.loads((judge / case_id / f"{name}.json").read_text(encoding="utf-8"))
                 entry["judges"][judge.name] = {c: decision[c] for c in COMPONENTS if c in decision}
             if settled is not None and (settled / case_id / f"{name}.json").is_file():
@@ -135,6 +136,48 @@ def collect(packets_dir: Path, judges: list[Path], settled: Path | None, run: Pa
             path.write_text(json.dumps(entry, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
             written += 1
     print(f"wrote {written} judged answers to {out / 'answers'}")
+    return 0
+
+
+def disagreements(packets_dir: Path, judges: list[Path], into: Path) -> int:
+    """Write, per answer the judges decided differently, ``<into>/<case>/<answer>.md``: the components at issue
+    with each judge's decision and evidence, for a settler who reads the contract and the answer (never the
+    verdict) and writes ``settled/<case>/<answer>.json``. Prints the readers' disagreement per component."""
+    into.mkdir(parents=True, exist_ok=True)
+    differed: dict[str, list[int]] = {c: [0, 0] for c in COMPONENTS}
+    listed = 0
+    for case_dir in sorted(p for p in packets_dir.iterdir() if p.is_dir()):
+        for answer in sorted(case_dir.glob("answer-*.md")):
+            decisions = {j.name: json.loads((j / case_dir.name / f"{answer.stem}.json").read_text(encoding="utf-8"))
+                         for j in judges if (j / case_dir.name).is_dir()}
+            if len(decisions) < 2:
+                raise SystemExit(f"{case_dir.name}/{answer.stem}: judged by {sorted(decisions)}; two judges are needed")
+            issues = []
+            for component in COMPONENTS:
+                said = {name: (d.get(component) or {}).get("present") for name, d in decisions.items()}
+                if all(v is None for v in said.values()):
+                    continue
+                differed[component][1] += 1
+                if len(set(said.values())) > 1:
+                    differed[component][0] += 1
+                    issues.append((component, said))
+            if not issues:
+                continue
+            listed += 1
+            lines = [f"# {case_dir.name} / {answer.stem}", "",
+                     f"Contract: build/judge/packets/{case_dir.name}/contract.md; answer: build/judge/packets/{case_dir.name}/{answer.name}", ""]
+            for component, said in issues:
+                lines += [f"## {component}", ""]
+                for name, d in decisions.items():
+                    entry = d.get(component) or {}
+                    extra = f", records {entry['records']}" if entry.get("records") is not None else ""
+                    lines += [f"- {name}: present {entry.get('present')}{extra}: {entry.get('evidence', '')}"]
+                lines += [""]
+            (into / case_dir.name).mkdir(exist_ok=True)
+            (into / case_dir.name / f"{answer.stem}.md").write_text("\n".join(lines), encoding="utf-8")
+    for component, (d, n) in differed.items():
+        print(f"{component}: the judges differed on {d} of {n}")
+    print(f"{listed} answers to settle in {into}")
     return 0
 
 
@@ -147,11 +190,17 @@ def main() -> int:
     p.add_argument("--cases", type=Path, default=None, help="a file of case ids, one a line")
     c = sub.add_parser("collect")
     c.add_argument("--packets", type=Path, required=True)
-    c.add_argument("--judges", type=Path, nargs="+", required=True)
+    c.add_argument("--judges", type=Path, nargs="+", required=True, help="every judge's folder; each case is in two")
     c.add_argument("--settled", type=Path, default=None)
     c.add_argument("--run", type=Path, required=True)
     c.add_argument("--out", type=Path, required=True)
+    d = sub.add_parser("disagreements")
+    d.add_argument("--packets", type=Path, required=True)
+    d.add_argument("--judges", type=Path, nargs="+", required=True, help="every judge's folder; each case is in two")
+    d.add_argument("--into", type=Path, required=True)
     args = parser.parse_args()
+    if args.command == "disagreements":
+        return disagreements(args.packets, args.judges, args.into)
     if args.command == "packets":
         cases = args.cases.read_text(encoding="utf-8").split() if args.cases else None
         return packets(args.run, args.into, cases)
