@@ -41,6 +41,7 @@ from lexbench.scoring.labels import (
     is_count_phrase,
     is_navigation_label,
     is_subject_line,
+    is_taxonomy_label,
     is_timestamp,
     label_normalise,
     leading_name,
@@ -72,6 +73,14 @@ _COLON_LINE = re.compile(
     r"scrisse|schreef))?\s*[:：]$",
     re.I,
 )
+# A record header of a name, an attribution verb, a colon and a date, the verb even glued to the name as
+# some extractors write it: "Public Speaking Trainersays:11/2/2012", "Rachel says: August 6, 2012 at 3:37 pm".
+_ATTRIBUTION_HEADER = re.compile(
+    r"^(?P<name>[^:：]{1,64}?)\s*(?:says|said|wrote|writes|replied|schrieb|sagt|dit|a écrit|escribió|dice|"
+    r"scrisse|schreef)\s*[:：]\s*(?P<when>\S.*)$",
+    re.I,
+)
+_NAME_ASIDE = re.compile(r"\s*\([^()]*\)\s*$")
 MAX_BARE_COLON_WORDS = 3
 """A plain "Name:" line (no attribution verb) names an author only up to this many words."""
 
@@ -170,9 +179,10 @@ class _Labels:
 
     def author_ok(self, name: str) -> bool:
         """Whether ``name`` can be an author: a plausible name that is no unavailable notice, subject
-        line ("Re: (Score:3)"), score or count ("Score:2") or pagination label ("NEXT POST")."""
+        line ("Re: (Score:3)"), score or count ("Score:2"), pagination label ("NEXT POST") or taxonomy
+        label ("Categories", "Tags", "Filed under")."""
         return plausible_name(name, self.metadata) and not self.unavailable.matches(name) and not (
-            is_subject_line(name) or is_count_phrase(name) or is_navigation_label(name))
+            is_subject_line(name) or is_count_phrase(name) or is_navigation_label(name) or is_taxonomy_label(name))
 
 
 def _is_url_text(text: str) -> bool:
@@ -338,9 +348,14 @@ def _colon_author(unit: Unit, labels: _Labels) -> tuple[str, str] | None:
     """A colon-labelled author (SPEC §3.5): ``("Alice", "Great piece")`` for "Alice: Great piece",
     ``("Alice", "")`` for a label line "Alice says:" or "Alice:" whose text follows; else ``None``.
     No link or bold marks such a name, so it must be shaped like one (:func:`name_like`): "Examples of
-    missing stuff: brass wire…" is a sentence with a colon, and "Re: Tide tables" a subject line."""
+    missing stuff: brass wire…" is a sentence with a colon, and "Re: Tide tables" a subject line. A
+    taxonomy label ("Categories:", "Tags:") names nobody, and a label whose text is only links ("Tags:
+    [blog](…), [google](…)") heads a menu, not a comment."""
     if unit.kind in (CODE, HEADING) or unit.quoted or is_subject_line(unit.text):
         return None
+    header = _attribution_header(unit.text, labels)
+    if header is not None:
+        return header, ""
     line = _COLON_LINE.match(unit.text.strip())
     if line is not None:
         name = line.group("name").strip()
@@ -361,7 +376,31 @@ def _colon_author(unit: Unit, labels: _Labels) -> tuple[str, str] | None:
         return None  # the colon is inside a linked title ("[At Google Zeitgeist: Theoretical Physics…](…)")
     if is_timestamp(name) or not normalise(text):
         return None
+    if unit.links and _only_link_text(text, unit.links, labels):
+        return None  # "Tags: [blog](…), [google](…)": a label over a list of links is a menu, not a comment
     return _clean(name), text
+
+
+def _attribution_header(line: str, labels: _Labels) -> str | None:
+    """The name of a record header "<name> says: <date>" (:data:`_ATTRIBUTION_HEADER`), the verb even glued
+    to the name ("Public Speaking Trainersays:11/2/2012") and a parenthesised aside after the name dropped
+    ("Chimezirim Odimba(Twitter : @iteachcash)says:11/3/2012" → "Chimezirim Odimba"); else ``None``. Only
+    a date may follow the colon, and the name must be :func:`name_like`: "The report says: 2012 was dry"
+    is a sentence."""
+    text = _clean(line)
+    match = _ATTRIBUTION_HEADER.match(text)
+    if match is None:
+        aside = re.match(r"^(?P<name>[^()]{1,64}?)\s*\([^()]{0,64}\)\s*(?P<rest>(?:says|said|wrote|writes|replied|"
+                         r"schrieb|sagt|dit|a écrit|escribió|dice|scrisse|schreef)\s*[:：].*)$", text, re.I)
+        if aside is None:
+            return None
+        match = _ATTRIBUTION_HEADER.match(aside.group("name") + " " + aside.group("rest"))
+        if match is None:
+            return None
+    name = _NAME_ASIDE.sub("", match.group("name")).strip()
+    if not is_timestamp(match.group("when")) or not labels.author_ok(name) or not name_like(name, labels.metadata):
+        return None
+    return _clean(name)
 
 
 # --- comments ------------------------------------------------------------------------------------------
@@ -486,6 +525,15 @@ def _item_text(unit: Unit, labels: _Labels) -> bool:
         if link.text:
             rest = rest.replace(label_normalise(link.text), " ")
     return not only_metadata(rest, labels.metadata)
+
+
+def _only_link_text(text: str, links: Sequence[Link], labels: _Labels) -> bool:
+    """Whether ``text`` is only the text of ``links`` (and separators, labels, timestamps, counts)."""
+    rest = label_normalise(text)
+    for link in links:
+        if link.text:
+            rest = rest.replace(label_normalise(link.text), " ")
+    return only_metadata(rest, labels.metadata)
 
 
 _ORDERED_MARKER = re.compile(r"^\d{1,9}[.)]\s+")

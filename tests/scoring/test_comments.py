@@ -508,3 +508,43 @@ def test_a_linked_exclamation_without_an_attribution_verb_names_nobody(case: Cas
     # Names of two words and more: "Ilse Marten!" with no verb after it reads as an exclamation.
     section = "\n\n".join(line.format(a=a, url=f"{PEOPLE}/{i}") + f"\n\n{t}" for i, a, t in COMMENTS if " " in a)
     assert_comments(evaluate_response(case, answer(article_markdown_with("## 6 Comments\n\n" + section))), 0)
+
+
+# --- reader faults of the judged set (cases/articles/judged) -----------------------------------------
+
+TAXONOMY = ("Categories: [Coast](https://gazette.example/category/coast \"View all posts in Coast\")  \n"
+            "Tags: [lighthouse](https://gazette.example/tag/lighthouse), [ledger](https://gazette.example/tag/ledger)"
+            "\n\nFiled under: News\n\nPosted in: Coast, History")
+
+
+def test_taxonomy_lines_after_the_ending_are_not_comments(case: Case) -> None:
+    # readability on a WordPress post: the body, then its categories and tags as colon-labelled lines.
+    assert_comments(evaluate_response(case, answer(article_markdown_with(TAXONOMY))), 0)
+    # After real comments they add no record.
+    section = comments_markdown(style="colon", heading=None) + "\n\n" + TAXONOMY
+    assert_comments(evaluate_response(case, answer(article_markdown_with(section))), 6)
+
+
+def test_a_colon_label_over_only_links_is_no_comment(case: Case) -> None:
+    links = "\n\n".join(f"{a}: [ledger](https://gazette.example/tag/ledger), [coast](https://gazette.example/tag/coast)"
+                        for _i, a, _t in COMMENTS)
+    assert_comments(evaluate_response(case, answer(article_markdown_with(links))), 0)
+    # Text of its own beside a link is a comment.
+    own = "\n\n".join(f"{a}: {t} See [the museum](https://museum.example/ledger)." for _i, a, t in COMMENTS)
+    assert_comments(evaluate_response(case, answer(article_markdown_with(own))), 6)
+
+
+@pytest.mark.parametrize("header", ["{a}says:3/3/2026", "{a} says: March 3, 2026 at 4:12 pm",
+                                    "{a}(Twitter : @coast)says:3/3/2026"], ids=["glued", "spaced", "aside"])
+def test_a_name_says_date_header_opens_a_record(case: Case, header: str) -> None:
+    # trafilatura on WordPress: "Public Speaking Trainersays:11/2/2012", then the text, then "Reply".
+    section = "\n\n".join(f"{header.format(a=a)}\n\n{t}\n\nReply" for _i, a, t in COMMENTS)
+    verdict = evaluate_response(case, answer(article_markdown_with(section)))
+    assert_comments(verdict, 6)
+    assert [d["author"] for d in comments_of(verdict).details[1:3]] == ["Ilse Marten", "Rob Tiernan"]
+
+
+@pytest.mark.parametrize("line", ["The keeper's ledger says: 1912", "The ledger says: the winter of 1912 was cold"])
+def test_a_sentence_with_says_and_a_colon_is_no_header(case: Case, line: str) -> None:
+    section = "\n\n".join(f"{line}\n\n{t}" for _i, _a, t in COMMENTS)
+    assert_comments(evaluate_response(case, answer(article_markdown_with(section))), 0)
