@@ -352,9 +352,10 @@ def _page_identity_component(case: Case, projection: Projection) -> ComponentRes
     if not case.page_identity:
         return ComponentResult(name=Component.PAGE_IDENTITY, passed=None, evidence="not scored: no page identity patterns")
     collapsed = collapse_whitespace(fold_typography(projection.text))  # folded once for every pattern
+    casefolded = collapsed.casefold()
     details: list[dict[str, object]] = []
     for pattern in case.page_identity:
-        matched = _search_identity(_folded_pattern(pattern), collapsed)
+        matched = _search_identity(_folded_pattern(pattern), collapsed, casefolded=casefolded)
         details.append({"pattern": pattern, "matched": bool(matched)} | ({"timed_out": True} if matched is None else {}))
     unmatched = [d["pattern"] for d in details if not d["matched"]]
     timed_out = [d["pattern"] for d in details if d.get("timed_out")]
@@ -406,11 +407,14 @@ def _folded_pattern(pattern: str) -> tuple[str, bool]:
     return fold_typography(pattern), True
 
 
-def _search_identity(folded: tuple[str, bool], text: str, timeout_s: float = PAGE_IDENTITY_TIMEOUT_S) -> bool | None:
+def _search_identity(folded: tuple[str, bool], text: str, timeout_s: float = PAGE_IDENTITY_TIMEOUT_S,
+                     casefolded: str | None = None) -> bool | None:
+    """Case aside (SPEC §3.2: page identity is matched in label normal form, which casefolds): "Algebra
+    gets a bad rap" in the body matches the pattern ``Algebra Gets a Bad Rap``."""
     pattern, literal = folded
     if literal:
-        return pattern in text
-    return pattern_matches(pattern, text, timeout_s)  # the bounded search every case pattern gets
+        return pattern.casefold() in (text.casefold() if casefolded is None else casefolded)
+    return pattern_matches(pattern, text, timeout_s, ignore_case=True)  # the bounded search every case pattern gets
 
 
 _REGEX_SYNTAX = re.compile(r"[.^$*+?{}\[\]\\|()]")  # a pattern without these matches itself literally
