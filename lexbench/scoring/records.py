@@ -80,6 +80,8 @@ _ATTRIBUTION_HEADER = re.compile(
     r"scrisse|schreef)\s*[:：]\s*(?P<when>\S.*)$",
     re.I,
 )
+_VERB_LAST = re.compile(r"\s(?:says|said|wrote|writes|replied|schrieb|sagt|dit|a écrit|escribió|dice|scrisse|schreef)"
+                        r"\s*[:：]$", re.I)
 _NAME_ASIDE = re.compile(r"\s*\([^()]*\)\s*$")
 MAX_BARE_COLON_WORDS = 3
 """A plain "Name:" line (no attribution verb) names an author only up to this many words."""
@@ -384,10 +386,17 @@ def _colon_author(unit: Unit, labels: _Labels) -> tuple[str, str] | None:
 def _attribution_header(line: str, labels: _Labels) -> str | None:
     """The name of a record header "<name> says: <date>" (:data:`_ATTRIBUTION_HEADER`), the verb even glued
     to the name ("Public Speaking Trainersays:11/2/2012") and a parenthesised aside after the name dropped
-    ("Chimezirim Odimba(Twitter : @iteachcash)says:11/3/2012" → "Chimezirim Odimba"); else ``None``. Only
+    ("Chimezirim Odimba(Twitter : @iteachcash)says:11/3/2012" → "Chimezirim Odimba"), or a line of a name,
+    its date and the verb ("Beth on August 22, 2012 at 6:29 pm said:" → "Beth"); else ``None``. Only
     a date may follow the colon, and the name must be :func:`name_like`: "The report says: 2012 was dry"
     is a sentence."""
     text = _clean(line)
+    if _VERB_LAST.search(text):  # "Beth on August 22, 2012 at 6:29 pm said:": a name, its date, the verb
+        words = text.split()
+        if len(words) > 1 and label_normalise(words[0]) in ATTRIBUTION:
+            text = " ".join(words[1:])  # "by garaged (579941) writes:"
+        name = leading_name(text, labels.metadata)
+        return _clean(name) if name is not None and labels.author_ok(name) else None
     match = _ATTRIBUTION_HEADER.match(text)
     if match is None:
         aside = re.match(r"^(?P<name>[^()]{1,64}?)\s*\([^()]{0,64}\)\s*(?P<rest>(?:says|said|wrote|writes|replied|"
@@ -576,6 +585,28 @@ def _list_item_author(units: Sequence[Unit], index: int, end: int, labels: _Labe
     return None
 
 
+def _dated_name(units: Sequence[Unit], index: int, end: int, labels: _Labels) -> str | None:
+    """The author of a record headed by a name line and a date line (SPEC §3.5): ``units[index]`` is a
+    line of a :func:`name_like` name alone (a parenthesised aside after it allowed: "Laura (Tutti
+    Dolci)"), and the next line is a standalone timestamp ("09. Aug, 2012 at 4:27 pm", "21. Jan 2022");
+    else ``None``. The record's text is what follows (a header with none is no record). The date line
+    is the structure that shows one record per item: a bare name without it, in running text or a list
+    of names, names nobody."""
+    unit = units[index]
+    if unit.kind in (CODE, HEADING) or unit.quoted or index + 1 >= end:
+        return None
+    line = _clean(_ORDERED_MARKER.sub("", unit.text.strip()) if unit.kind == LIST_ITEM else unit.text)
+    if not line or ":" in line or "：" in line:
+        return None
+    name = _NAME_ASIDE.sub("", line).strip()
+    if not name or not labels.author_ok(name) or not name_like(name, labels.metadata):
+        return None
+    date = units[index + 1]
+    if date.kind == CODE or date.quoted or not is_timestamp(date.text):
+        return None
+    return line  # without text of its own it is no record (author without text), nor the text of the one above
+
+
 MAX_SIGNATURE_LINES = 4
 """How many lines of one paragraph a signature may be broken over ("posted on <date>" / "by" / "Darren")."""
 
@@ -644,6 +675,12 @@ def _text_comment_drafts(units: Sequence[Unit], section: CommentSection, labels:
             current = _Draft(colon[0], [colon[1]] if colon[1] else [], [link.href for link in unit.links])
             in_item, unclaimed, begun = False, [], True
             drafts.append(current)
+            continue
+        dated = _dated_name(units, index, section.end, labels)
+        if dated is not None:
+            current, in_item, unclaimed = _Draft(dated, hrefs=[link.href for link in unit.links]), False, []
+            drafts.append(current)
+            begun = True
             continue
         listed = _list_item_author(units, index, section.end, labels)
         if listed is not None:

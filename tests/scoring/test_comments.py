@@ -548,3 +548,48 @@ def test_a_name_says_date_header_opens_a_record(case: Case, header: str) -> None
 def test_a_sentence_with_says_and_a_colon_is_no_header(case: Case, line: str) -> None:
     section = "\n\n".join(f"{line}\n\n{t}" for _i, _a, t in COMMENTS)
     assert_comments(evaluate_response(case, answer(article_markdown_with(section))), 0)
+
+
+@pytest.mark.parametrize("fmt", ["text", "markdown"])
+def test_a_name_line_over_a_date_line_heads_a_record(case: Case, fmt: str) -> None:
+    # langchain on WordPress (plain text): "Rosa" / "09. Aug, 2012 at 4:27 pm" / "#" / the text / "Reply";
+    # holzwerken as markdownify writes it: "Unbekannter Nutzer" / "21. Jan 2022" / the text / "0".
+    records = [(i, a + " (Coast Walks)" if n == 1 else a, t) for n, (i, a, t) in enumerate(COMMENTS)]
+    section = "\n\n".join(f"{a}\n\n09. Aug, 2012 at 4:27 pm\n\n#\n\n{t}\n\nReply" for _i, a, t in records)
+    page = article_text_with(section) if fmt == "text" else article_markdown_with(section)
+    verdict = evaluate_response(case, answer(page, fmt))
+    assert_comments(verdict, 6)
+    assert [d["author"] for d in comments_of(verdict).details[1:3]] == ["Ilse Marten", "Rob Tiernan (Coast Walks)"]
+    # One name under two texts is two records.
+    twice = "\n\n".join(f"Unbekannter Nutzer\n\n21. Jan 2022\n\n{t}\n\n0" for _i, _a, t in COMMENTS)
+    page = article_text_with(twice) if fmt == "text" else article_markdown_with(twice)
+    assert_comments(evaluate_response(case, answer(page, fmt)), 6)
+
+
+def test_names_and_dates_without_a_date_line_or_text_are_not_records(case: Case) -> None:
+    # A bare name over its text (no date line), a list of names and dates (recent comments) and a
+    # title over a date and an excerpt (related posts) name nobody.
+    bare = "\n\n".join(f"{a}\n\n{t}" for _i, a, t in COMMENTS)
+    dates = "\n\n".join(f"{a}\n\nMarch 3, 2026" for _i, a, _t in COMMENTS) + "\n\nLeave a Reply"
+    related = "\n\n".join(f"Poke the box\n\nMarch 3, 2026\n\n{t}" for _i, _a, t in COMMENTS)
+    for section in (bare, dates, related):
+        assert_comments(evaluate_response(case, answer(article_text_with(section), "text")), 0)
+        assert_comments(evaluate_response(case, answer(article_markdown_with(section))), 0)
+
+
+@pytest.mark.parametrize("header,first", [
+    ("{a} on August 22, 2012 at 6:29 pm said:", "Ilse Marten"),   # langchain on edublogs (plain text)
+    ("by {a} (579941) writes:", "Ilse Marten"),                   # langchain on Slashdot (plain text)
+], ids=["name-date-said", "by-name-id-writes"])
+def test_a_plain_attribution_line_ending_in_its_verb_heads_a_record(case: Case, header: str, first: str) -> None:
+    section = "\n\n".join(f"{header.format(a=a)}\n\n{t}\n\nReply ↓" for _i, a, t in COMMENTS)
+    verdict = evaluate_response(case, answer(article_text_with("Comments\n\n" + section), "text"))
+    assert_comments(verdict, 6)
+    assert comments_of(verdict).details[1]["author"] == first
+
+
+@pytest.mark.parametrize("line", ["The museum said:", "Then the old keeper on March 3, 2026 said:",
+                                  "by the harbour the keeper wrote:"])
+def test_a_sentence_ending_in_said_is_no_header(case: Case, line: str) -> None:
+    section = "\n\n".join(f"{line}\n\n{t}" for _i, _a, t in COMMENTS)
+    assert_comments(evaluate_response(case, answer(article_text_with("Comments\n\n" + section), "text")), 0)
