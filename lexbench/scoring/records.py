@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from urllib.parse import urlsplit
 
 import lxml.html
@@ -512,6 +512,86 @@ def locate_comment_section(units: Sequence[Unit], contract: CommentContract, end
     return CommentSection(start, len(units), opened_by, level, "end of answer")
 
 
+# A record header inside a run-on line: an attribution verb, its colon and a date (month-name, day-month or
+# numeric, a time after it allowed), the text glued right after it: "Max says: November 12, 2012 at 8:51 amWhile…".
+_RUN_ON_DATE = (r"(?:[^\W\d_]{3,9}\.?\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{4}|\d{1,2}\.?\s+[^\W\d_]{3,9}\.?,?\s+\d{4}"
+                r"|\d{1,2}/\d{1,2}/\d{2,4}|\d{4}-\d{2}-\d{2})(?:,?\s+(?:at|um|à)?\s*\d{1,2}[:h.]\d{2}(?:\s?[ap]\.?m\.?)?)?")
+_RUN_ON_HEADER = re.compile(r"(?<=\S)\s+(?:says|said|wrote|schrieb|a écrit|escribió|scrisse|schreef)\s*[:：]\s*"
+                            r"(?P<date>" + _RUN_ON_DATE + r")", re.I)
+_GLUE = re.compile(r"(?:(?<=[^\W\d_])(?=[A-Z][a-z])(?<![A-Z])|(?<=[”\"'’).!?:|])(?=\w))")
+_NAME_END_PUNCT = tuple(".!?:;|”\"'’)(,")
+
+
+def _run_on_name_start(text: str, end: int, floor: int, labels: _Labels, headings: LabelSet) -> int | None:
+    """Where the name before a run-on header (ending at ``end``) starts: the longest run of at most
+    :data:`MAX_COLON_NAME_WORDS` words back from ``end`` that is :func:`name_like`, never crossing a
+    sentence end, punctuation, a label or comment heading label (``headings``), a word with a digit
+    before a name, or ``floor``; a word glued to what came before ("ReplyMax",
+    "Knowledge”Matthew") starts at the glue. ``None`` when no name stands there, or when the name runs on
+    from ordinary words of a sentence (no boundary before it)."""
+    best: int | None = None
+    position = end
+    for _ in range(MAX_COLON_NAME_WORDS):
+        start = text.rfind(" ", floor, position)
+        word_start = start + 1 if start >= 0 else floor
+        word = text[word_start:position]
+        glued = [m.start() for m in _GLUE.finditer(word)]
+        if glued:
+            word_start += glued[-1]
+            word = text[word_start:position]
+        if not word or word.endswith(_NAME_END_PUNCT) or labels.metadata.matches(word) or headings.matches(word) \
+                or (best is not None and any(ch.isdigit() for ch in word)):
+            break  # "5 Comments Rachel says:" names Rachel
+        candidate = text[word_start:end].strip()
+        if labels.author_ok(candidate) and name_like(candidate, labels.metadata):
+            best = word_start
+        else:
+            return None  # the name runs on from a sentence's words ("The keeper's ledger says:"): no header
+        if glued or start < floor:
+            break
+        position = start
+        while position > floor and text[position - 1] == " ":
+            position -= 1
+    return best
+
+
+def _split_run_on(units: Sequence[Unit], labels: _Labels, heading_labels: Sequence[str] = ()) -> list[Unit]:
+    """``units`` with each run-on line of records split at its record headers (SPEC §3.5; issue 30:
+    structure that shows one record per item). A line without links holding two or more
+    "<name> says: <date>" headers, each glued to its text ("…chart. ReplyMax says: November 12, 2012 at
+    8:51 amWhile this is…"), becomes the text before the first header, then for each record its header
+    line and its text. One such header in a line is running text and stays as it is."""
+    result: list[Unit] = []
+    headings = LabelSet(heading_labels)
+    for unit in units:
+        if unit.kind == CODE or unit.quoted or unit.links or len(unit.text) < 40:
+            result.append(unit)
+            continue
+        text = unit.text
+        cuts: list[tuple[int, int]] = []  # (name start, header end)
+        floor = 0
+        for match in _RUN_ON_HEADER.finditer(text):
+            if not is_timestamp(match.group("date")):
+                continue
+            start = _run_on_name_start(text, match.start(), floor, labels, headings)
+            if start is None:
+                continue
+            cuts.append((start, match.end()))
+            floor = match.end()
+        if len(cuts) < 2:
+            result.append(unit)
+            continue
+        pieces = [text[: cuts[0][0]]]
+        for number, (start, header_end) in enumerate(cuts):
+            following = cuts[number + 1][0] if number + 1 < len(cuts) else len(text)
+            pieces += [text[start:header_end], text[header_end:following]]
+        for piece in pieces:
+            if piece.strip():
+                result.append(replace(unit, text=piece.strip(), norm=normalise(piece), strong=(), opens_item=False,
+                                      continues=False))
+    return result
+
+
 @dataclass
 class _Draft:
     """A candidate comment: its author line, text lines, the link targets seen and a source id."""
@@ -741,7 +821,8 @@ def count_comments(view: AnswerView, contract: CommentContract, ending: str | No
         native = _native_records(view.tree, contract.html.record)
         if native.containers:
             return _native_comments(native, contract, labels, article)
-    units = view.chrome_free_units if view.tree is not None else view.units
+    units = _split_run_on(view.chrome_free_units if view.tree is not None else view.units, labels,
+                          contract.heading_labels)
     route = f"{view.format} comment section"
     section = locate_comment_section(units, contract, ending, text_format=view.format == "text")
     if section is None:
@@ -970,6 +1051,7 @@ def _text_posts(units: Sequence[Unit], labels: _Labels, links: PostLinks, route:
 
     # First pass: each occurrence's author and the unit that names it.
     authors: list[tuple[str | None, int]] = []
+    closing: set[int] = set()  # occurrences whose link closes their post (an owner card follows it)
     for number, (index, _keys) in enumerate(occurrences):
         previous = occurrences[number - 1][0] if number else -1
         following = occurrences[number + 1][0] if number + 1 < len(occurrences) else len(units)
@@ -985,6 +1067,11 @@ def _text_posts(units: Sequence[Unit], labels: _Labels, links: PostLinks, route:
                 name, at = _author_line(unit, labels, skip_link=skip_owned) or _profile_author(unit, labels, skip_owned), ahead
                 break
         if name is None:
+            found = _card_author(units, index, following, labels, skip_owned)
+            if found is not None:
+                name, at = found
+                closing.add(number)
+        if name is None:
             found = _preceding_author(units, index, previous, labels, skip_owned)
             if found is not None:
                 name, at = found
@@ -999,7 +1086,11 @@ def _text_posts(units: Sequence[Unit], labels: _Labels, links: PostLinks, route:
         if name is None:
             reason = "no attributed author"
         else:
-            own, quote = _segment_text(units, max(index, at) + 1, following, consumed, name, labels)
+            if number in closing:  # the post's text is above its link, back to the previous post's card
+                start = max(authors[number - 1][1], occurrences[number - 1][0]) + 1 if number else 0
+                own, quote = _segment_text(units, start, index, consumed, name, labels)
+            else:
+                own, quote = _segment_text(units, max(index, at) + 1, following, consumed, name, labels)
             if own:
                 reason = "" if not labels.placeholder(own) else "unavailable placeholder"
             elif quote:
@@ -1018,6 +1109,38 @@ def _text_posts(units: Sequence[Unit], labels: _Labels, links: PostLinks, route:
             count.reject(reason)
     count.records = list(qualified.values())
     return count
+
+
+CARD_WINDOW = 12
+"""How many lines after a post link its owner card may begin (the link's controls: "Share", "Copy link",
+"Improve this answer", "Follow")."""
+CARD_GAP = 2
+"""How many lines (avatars, labels) may stand between an owner card's date line and the owner's name."""
+
+
+def _card_author(units: Sequence[Unit], index: int, following: int, labels: _Labels,
+                 skip_owned: Callable[[str], bool]) -> tuple[str, int] | None:
+    """The owner named by the card after a post link that closes its post (SPEC §3.6; Stack Exchange's
+    "asked Jul 28, 2016 at 13:01" / avatar / "[Bhavneet Singh Bajwa](/users/187623/…)"): within
+    :data:`CARD_WINDOW` lines after the link and before the next post link, a line of a date (not a
+    count alone) and labels ("asked", "answered") that is no link, then, within :data:`CARD_GAP` lines of avatars or labels, a name linked
+    to the member's profile. An editor's card ("[edited Jul 28, 2016 at 13:13](/posts/…/revisions)",
+    its date line a link to the revisions) names no owner. ``(name, index of its line)`` or ``None``."""
+    for ahead in range(index + 1, min(following, index + 1 + CARD_WINDOW)):
+        unit = units[ahead]
+        if unit.kind == HEADING:
+            return None
+        when = labels.metadata.strip(label_normalise(unit.text)).strip()
+        if unit.kind == CODE or unit.quoted or unit.links or not is_timestamp(when) \
+                or not any(ch.isalpha() or ch in ":/" for ch in when):
+            continue  # a count alone ("0 · Reply") is no date
+        for card in range(ahead + 1, min(following, ahead + 2 + CARD_GAP)):
+            name = _profile_author(units[card], labels, skip_owned)
+            if name is not None:
+                return name, card
+            if not only_metadata(units[card].text, labels.metadata):
+                break
+    return None
 
 
 PRECEDING_WINDOW = 8

@@ -593,3 +593,26 @@ def test_a_plain_attribution_line_ending_in_its_verb_heads_a_record(case: Case, 
 def test_a_sentence_ending_in_said_is_no_header(case: Case, line: str) -> None:
     section = "\n\n".join(f"{line}\n\n{t}" for _i, _a, t in COMMENTS)
     assert_comments(evaluate_response(case, answer(article_text_with("Comments\n\n" + section), "text")), 0)
+
+
+def run_on(records: list[tuple[str, str, str]], opening: str = "6 Responses to “The Last Lighthouse Keeper”") -> str:
+    """A whole comment section on one line, as langchain writes WordPress: each "Name says: <date>" glued
+    to its text, each text closed by a glued "Reply"."""
+    return opening + "".join(f"{a} says: March {n}, 2026 at 4:1{n} pm{t} Reply" for n, (_i, a, t) in enumerate(records, 1))
+
+
+def test_a_run_on_line_of_name_says_date_records_counts_each_record(case: Case) -> None:
+    verdict = evaluate_response(case, answer(article_text_with(run_on(COMMENTS)), "text"))
+    assert_comments(verdict, 6)
+    assert [d["author"] for d in comments_of(verdict).details[1:4]] == ["Ilse Marten", "Rob Tiernan", "Mara Ilves"]
+    # The count decoration and heading label before the first name are no part of it.
+    verdict = evaluate_response(case, answer(article_text_with(run_on(COMMENTS, "6 Comments ")), "text"))
+    assert comments_of(verdict).details[1]["author"] == "Ilse Marten"
+
+
+def test_one_says_date_in_running_text_is_no_run_on_section(case: Case) -> None:
+    # One header in a line is running text; a sentence before "says:" names nobody.
+    one = "Comments " + run_on(COMMENTS[:1], "") + " and the harbour was quiet that night."
+    assert_comments(evaluate_response(case, answer(article_text_with(one), "text")), 0)
+    sentences = "".join(f"The keeper's ledger says: March {n}, 2026 at 4:1{n} pm{t} " for n, (_i, _a, t) in enumerate(COMMENTS, 1))
+    assert_comments(evaluate_response(case, answer(article_text_with(sentences), "text")), 0)
