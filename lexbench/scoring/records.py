@@ -35,6 +35,7 @@ import lxml.html
 from lexbench.dataset.case import CommentContract, PostContract
 from lexbench.scoring.labels import (
     ATTRIBUTION,
+    CONNECTORS,
     MAX_COLON_NAME_WORDS,
     MAX_NAME_WORDS,
     LabelSet,
@@ -555,7 +556,57 @@ def _run_on_name_start(text: str, end: int, floor: int, labels: _Labels, heading
     return best
 
 
-def _split_run_on(units: Sequence[Unit], labels: _Labels, heading_labels: Sequence[str] = ()) -> list[Unit]:
+_GLUED_DATE = re.compile(r"^(?P<name>[^\n]{0,63}?\S)(?P<date>\d{1,2}/\d{1,2}/(?:\d{4}|\d{2})(?!\d)"
+                         r"(?:\s+\d{1,2}:\d{2}(?:\s?[AaPp]\.?[Mm]\.?)?)?)\s*(?P<text>\S.*)$", re.S)
+
+
+def _glued_name(name: str, labels: _Labels) -> bool:
+    """Whether ``name``, glued to a date in a run-on line, reads as a name: :func:`name_like` (up to
+    :data:`MAX_NAME_WORDS` words), or up to three words none of which is attribution syntax ("Sumit
+    singh", not "We went there on")."""
+    if name_like(name, labels.metadata, max_words=MAX_NAME_WORDS):
+        return True
+    words = label_normalise(name).split()
+    return len(words) <= 3 and not any(word in CONNECTORS for word in words)
+
+
+def _split_label_run_on(unit: Unit, labels: _Labels, ignored: Sequence[str]) -> list[Unit] | None:
+    """A run-on line of records closed by glued reply controls, as Blogger reads in plain text ("Dan
+    Renae7/10/2012I've recently…ReplyDeleteinternetricks4u8/12/2012It really works…ReplyDelete"):
+    the line is cut at each run of the contract's ignored labels, written as the page writes them; a
+    piece that opens with a name (:func:`_glued_name`, no sentence end) glued to a numeric date, no
+    space between (a time after it allowed), and then its text is a record. Two such records at least, else ``None``. Each
+    record becomes a header unit, its name marked as a link or bold would mark it, and its text."""
+    words = sorted({label.strip() for label in ignored if label.strip()}, key=len, reverse=True)
+    if not words:
+        return None
+    separator = re.compile("(?:" + "|".join(re.escape(w) for w in words) + r")+")
+    pieces, last = [], 0
+    for match in separator.finditer(unit.text):
+        pieces.append(unit.text[last:match.start()])
+        last = match.end()
+    pieces.append(unit.text[last:])
+    if len(pieces) < 3:
+        return None
+    result: list[Unit] = []
+    headers = 0
+    for piece in pieces:
+        match = _GLUED_DATE.match(piece.strip())
+        name = match.group("name").strip() if match is not None else ""
+        if match is not None and labels.author_ok(name) and not name.endswith(_SENTENCE_END) \
+                and is_timestamp(match.group("date")) and _glued_name(name, labels):
+            header = f"{name} {match.group('date')}"
+            result.append(replace(unit, text=header, norm=normalise(header), strong=(name,), opens_item=False, continues=False))
+            result.append(replace(unit, text=match.group("text").strip(), norm=normalise(match.group("text")), strong=(),
+                                  opens_item=False, continues=False))
+            headers += 1
+        elif piece.strip():
+            result.append(replace(unit, text=piece.strip(), norm=normalise(piece), strong=(), opens_item=False, continues=False))
+    return result if headers >= 2 else None
+
+
+def _split_run_on(units: Sequence[Unit], labels: _Labels, heading_labels: Sequence[str] = (),
+                  ignored: Sequence[str] = ()) -> list[Unit]:
     """``units`` with each run-on line of records split at its record headers (SPEC §3.5; issue 30:
     structure that shows one record per item). A line without links holding two or more
     "<name> says: <date>" headers, each glued to its text ("…chart. ReplyMax says: November 12, 2012 at
@@ -579,7 +630,8 @@ def _split_run_on(units: Sequence[Unit], labels: _Labels, heading_labels: Sequen
             cuts.append((start, match.end()))
             floor = match.end()
         if len(cuts) < 2:
-            result.append(unit)
+            split = _split_label_run_on(unit, labels, ignored)
+            result.extend(split if split is not None else [unit])
             continue
         pieces = [text[: cuts[0][0]]]
         for number, (start, header_end) in enumerate(cuts):
@@ -822,7 +874,7 @@ def count_comments(view: AnswerView, contract: CommentContract, ending: str | No
         if native.containers:
             return _native_comments(native, contract, labels, article)
     units = _split_run_on(view.chrome_free_units if view.tree is not None else view.units, labels,
-                          contract.heading_labels)
+                          contract.heading_labels, contract.ignored_labels)
     route = f"{view.format} comment section"
     section = locate_comment_section(units, contract, ending, text_format=view.format == "text")
     if section is None:

@@ -616,3 +616,21 @@ def test_one_says_date_in_running_text_is_no_run_on_section(case: Case) -> None:
     assert_comments(evaluate_response(case, answer(article_text_with(one), "text")), 0)
     sentences = "".join(f"The keeper's ledger says: March {n}, 2026 at 4:1{n} pm{t} " for n, (_i, _a, t) in enumerate(COMMENTS, 1))
     assert_comments(evaluate_response(case, answer(article_text_with(sentences), "text")), 0)
+
+
+def test_a_run_on_line_closed_by_glued_reply_controls_counts_each_record(case: Case) -> None:
+    # langchain on Blogger: "Dan Renae7/10/2012I've recently…ReplyDeleteinternetricks4u8/12/2012It really…".
+    records = [(i, a.lower() if n == 1 else a, t) for n, (i, a, t) in enumerate(COMMENTS)]
+    line = "".join(f"{a}3/{n}/26 4:1{n} PM{t}ReplyLike" for n, (_i, a, t) in enumerate(records, 1))
+    verdict = evaluate_response(case, answer(article_text_with("6 Comments\n" + line), "text"))
+    assert_comments(verdict, 6)
+    assert [d["author"] for d in comments_of(verdict).details[1:3]] == ["Ilse Marten", "rob tiernan"]
+
+
+def test_glued_controls_without_a_name_and_a_date_split_nothing(case: Case) -> None:
+    # The controls alone, or a sentence before the date, are no record headers.
+    texts = "ReplyLike".join(t for _i, _a, t in COMMENTS)
+    dated = "ReplyLike".join(f"We went there on 3/{n}/26 and {t}" for n, (_i, _a, t) in enumerate(COMMENTS, 1))
+    glued = dated.replace(" on 3/", " on3/")
+    for line in (texts, dated, glued):
+        assert_comments(evaluate_response(case, answer(article_text_with("6 Comments\n" + line), "text")), 0)
