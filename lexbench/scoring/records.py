@@ -739,17 +739,23 @@ def _dated_name(units: Sequence[Unit], index: int, end: int, labels: _Labels) ->
     return line  # without text of its own it is no record (author without text), nor the text of the one above
 
 
+_POSTED = re.compile(r"^(?:posted|submitted|written|added|geschrieben|verfasst|publié|posté|écrit|publicado|escrito|"
+                     r"enviado|pubblicato|scritto|inviato|geplaatst|geschreven)\b", re.I)
 MAX_SIGNATURE_LINES = 4
 """How many lines of one paragraph a signature may be broken over ("posted on <date>" / "by" / "Darren")."""
 
 
 def _signature_block(units: Sequence[Unit], index: int, end: int) -> int:
     """The end of the paragraph that ``units[index]`` opens when it is broken over 2 to
-    :data:`MAX_SIGNATURE_LINES` lines (a signature candidate read as one line), else ``index``.
+    :data:`MAX_SIGNATURE_LINES` lines (a signature candidate read as one line), else ``index``. In plain
+    text, where each line is a unit, a "posted …" line, a bare "by" line and the next line are read so too.
     Code, quotes and list items are never signature blocks."""
     unit = units[index]
     if unit.continues or unit.kind == CODE or unit.quoted or unit.kind == LIST_ITEM:
         return index
+    if index + 2 < end and not units[index + 1].continues and label_normalise(units[index + 1].text) in ATTRIBUTION \
+            and _POSTED.match(unit.text.strip()) and all(u.kind != CODE and not u.quoted for u in units[index + 1:index + 3]):
+        return index + 3  # plain text, a line a unit: "posted on <date>" / "by" / "Darren"
     stop = index + 1
     while stop < end and units[stop].continues and stop - index < MAX_SIGNATURE_LINES:
         stop += 1

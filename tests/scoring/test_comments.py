@@ -634,3 +634,15 @@ def test_glued_controls_without_a_name_and_a_date_split_nothing(case: Case) -> N
     glued = dated.replace(" on 3/", " on3/")
     for line in (texts, dated, glued):
         assert_comments(evaluate_response(case, answer(article_text_with("6 Comments\n" + line), "text")), 0)
+
+
+def test_a_plain_text_signature_over_three_lines_names_its_author(case: Case) -> None:
+    # langchain on HubSpot: each text, then "posted on <date>" / "by" / the name, a line each (plain text
+    # keeps no paragraphs).
+    records = "\n\n".join(f"{t}\n\t\tposted on Wednesday, October 24, 2012 at 7:26 PM\n\t\tby\n\t\t{a}" for _i, a, t in COMMENTS)
+    verdict = evaluate_response(case, answer(article_text_with("COMMENTS\n" + records), "text"))
+    assert_comments(verdict, 6)
+    assert [d["author"] for d in comments_of(verdict).details[1:3]] == ["Ilse Marten", "Rob Tiernan"]
+    # A filing line over "by" is no signature: only a date stands between the verb and "by".
+    filed = "\n\n".join(f"{t}\nPosted in Uncategorized\nby\n{a}" for _i, a, t in COMMENTS)
+    assert_comments(evaluate_response(case, answer(article_text_with("COMMENTS\n" + filed), "text")), 0)
