@@ -36,8 +36,10 @@ without saying so. 1: until 2026-11; 2: what a reader sees is text (SPEC §3.2) 
 lines — and typographic variants (quotes, dashes, spaces, ellipsis, soft hyphens, zero-width spaces)
 are folded in labels and page identity; 3: link targets made absolute against the replay URL a provider was handed
 count as the case's own (SPEC §7); 4: comments and posts read as answers write them (SPEC §3.5–§3.6, issue 30) —
-list-item records, trailing signatures, a name linked to the member's profile heading a post whatever rank follows it —
-and subject lines, score decorations, pagination and share links and the site's page titles are never authors."""
+list-item records, trailing signatures, a name linked to the member's profile heading a post whatever rank follows it,
+"Name says: <date>" headers, a name line over a date line, run-on comment lines split at their record headers, a post
+named by the owner card after its closing link —, subject lines, score decorations, pagination and share links, taxonomy
+labels and the site's page titles are never authors, and page identity is matched case aside (label normal form)."""
 
 _THRESHOLD = Fraction(str(COVERAGE_THRESHOLD))  # exact 4/5: no float edge at exactly 80 %
 PAGE_IDENTITY_TIMEOUT_S = PATTERN_TIMEOUT_S
