@@ -36,8 +36,10 @@ without saying so. 1: until 2026-11; 2: what a reader sees is text (SPEC §3.2) 
 lines — and typographic variants (quotes, dashes, spaces, ellipsis, soft hyphens, zero-width spaces)
 are folded in labels and page identity; 3: link targets made absolute against the replay URL a provider was handed
 count as the case's own (SPEC §7); 4: comments and posts read as answers write them (SPEC §3.5–§3.6, issue 30) —
-list-item records, trailing signatures, a name linked to the member's profile heading a post whatever rank follows it —
-and subject lines, score decorations, pagination and share links and the site's page titles are never authors."""
+list-item records, trailing signatures, a name linked to the member's profile heading a post whatever rank follows it,
+"Name says: <date>" headers, a name line over a date line, run-on comment lines split at their record headers, a post
+named by the owner card after its closing link —, subject lines, score decorations, pagination and share links, taxonomy
+labels and the site's page titles are never authors, and page identity is matched case aside (label normal form)."""
 
 _THRESHOLD = Fraction(str(COVERAGE_THRESHOLD))  # exact 4/5: no float edge at exactly 80 %
 PAGE_IDENTITY_TIMEOUT_S = PATTERN_TIMEOUT_S
@@ -352,9 +354,10 @@ def _page_identity_component(case: Case, projection: Projection) -> ComponentRes
     if not case.page_identity:
         return ComponentResult(name=Component.PAGE_IDENTITY, passed=None, evidence="not scored: no page identity patterns")
     collapsed = collapse_whitespace(fold_typography(projection.text))  # folded once for every pattern
+    casefolded = collapsed.casefold()
     details: list[dict[str, object]] = []
     for pattern in case.page_identity:
-        matched = _search_identity(_folded_pattern(pattern), collapsed)
+        matched = _search_identity(_folded_pattern(pattern), collapsed, casefolded=casefolded)
         details.append({"pattern": pattern, "matched": bool(matched)} | ({"timed_out": True} if matched is None else {}))
     unmatched = [d["pattern"] for d in details if not d["matched"]]
     timed_out = [d["pattern"] for d in details if d.get("timed_out")]
@@ -406,11 +409,14 @@ def _folded_pattern(pattern: str) -> tuple[str, bool]:
     return fold_typography(pattern), True
 
 
-def _search_identity(folded: tuple[str, bool], text: str, timeout_s: float = PAGE_IDENTITY_TIMEOUT_S) -> bool | None:
+def _search_identity(folded: tuple[str, bool], text: str, timeout_s: float = PAGE_IDENTITY_TIMEOUT_S,
+                     casefolded: str | None = None) -> bool | None:
+    """Case aside (SPEC §3.2: page identity is matched in label normal form, which casefolds): "Algebra
+    gets a bad rap" in the body matches the pattern ``Algebra Gets a Bad Rap``."""
     pattern, literal = folded
     if literal:
-        return pattern in text
-    return pattern_matches(pattern, text, timeout_s)  # the bounded search every case pattern gets
+        return pattern.casefold() in (text.casefold() if casefolded is None else casefolded)
+    return pattern_matches(pattern, text, timeout_s, ignore_case=True)  # the bounded search every case pattern gets
 
 
 _REGEX_SYNTAX = re.compile(r"[.^$*+?{}\[\]\\|()]")  # a pattern without these matches itself literally

@@ -291,6 +291,28 @@ def is_navigation_label(text: str) -> bool:
     return all(w in _NAV_DIRECTIONS or w in _NAV_OBJECTS for w in words)
 
 
+# Taxonomy and filing labels, in the corpus languages: the line they head lists the post's categories or
+# tags ("Categories: [Blogging Sense](…)", "Tags: a, b", "Filed under: News", "Posted in: Travel"). Such a
+# label names nobody, whatever follows it (SPEC §3.5).
+_TAXONOMY_LABELS = frozenset(label.casefold() for label in (
+    "category", "categories", "tag", "tags", "tagged", "tagged with", "tagged as", "filed under", "filed in",
+    "posted in", "posted under", "labels", "label", "topics", "topic", "keywords", "sections", "archived in",
+    "kategorie", "kategorien", "schlagwort", "schlagworte", "schlagwörter", "abgelegt unter", "veröffentlicht in",
+    "catégorie", "catégories", "étiquette", "étiquettes", "mots-clés", "mots clés", "classé dans", "publié dans",
+    "categoría", "categorías", "etiqueta", "etiquetas", "archivado en", "publicado en",
+    "categoria", "categorie", "tag associati", "archiviato in", "pubblicato in",
+    "categorias", "marcadores", "arquivado em", "publicado em",
+    "categorieën", "trefwoorden", "geplaatst in",
+))
+
+
+def is_taxonomy_label(text: str) -> bool:
+    """True when ``text`` is a taxonomy or filing label ("Categories", "Tags", "Filed under", "Posted in",
+    "Labels", "Schlagworte", "Étiquettes"), edge punctuation and counts aside: it heads a list of the
+    post's categories, never an author (SPEC §3.5)."""
+    return _strip_counts(label_normalise(text)) in _TAXONOMY_LABELS
+
+
 _NAME_PARTICLES = frozenset("van von de der den del della di da du dos das la le ter ten bin ibn al el y e".split())
 _URL_TOKEN = re.compile(r"(?:https?://|www\.)\S+", re.I)
 

@@ -21,11 +21,12 @@ PATTERN_TIMEOUT_S = 2.0
 _REGEX_SYNTAX = re.compile(r"[.^$*+?{}\[\]\\|()]")  # a pattern without these matches itself literally
 
 
-def compile_case_pattern(pattern: str) -> regex.Pattern[str]:
-    """``pattern`` compiled by the ``regex`` engine. Raises ``regex.error`` when it does not compile."""
+def compile_case_pattern(pattern: str, flags: int = 0) -> regex.Pattern[str]:
+    """``pattern`` compiled by the ``regex`` engine (with ``flags``). Raises ``regex.error`` when it does
+    not compile."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", FutureWarning)  # regex's notes on set syntax, not errors
-        return regex.compile(pattern)
+        return regex.compile(pattern, flags)
 
 
 class CasePattern:
@@ -34,11 +35,11 @@ class CasePattern:
     this answer counts as no match at once (a hostile answer with 100,000 links costs one bound,
     not 100,000)."""
 
-    def __init__(self, pattern: str, timeout_s: float = PATTERN_TIMEOUT_S) -> None:
+    def __init__(self, pattern: str, timeout_s: float = PATTERN_TIMEOUT_S, *, ignore_case: bool = False) -> None:
         self.pattern = pattern
         self.timeout_s = timeout_s
         self.timed_out = False
-        self._compiled = compile_case_pattern(pattern)
+        self._compiled = compile_case_pattern(pattern, regex.IGNORECASE | regex.FULLCASE if ignore_case else 0)
 
     def search(self, text: str) -> regex.Match[str] | None:
         """The first match in ``text``; ``None`` when there is none or the bound was met."""
@@ -65,11 +66,13 @@ class CasePattern:
             return None
 
 
-def pattern_matches(pattern: str, text: str, timeout_s: float = PATTERN_TIMEOUT_S) -> bool | None:
-    """Whether ``pattern`` occurs in ``text``: ``None`` when the search gave up after ``timeout_s``.
-    A pattern without regex syntax is a literal, matched without the timed engine's per-call cost."""
+def pattern_matches(pattern: str, text: str, timeout_s: float = PATTERN_TIMEOUT_S, *,
+                    ignore_case: bool = False) -> bool | None:
+    """Whether ``pattern`` occurs in ``text`` (case aside when ``ignore_case``): ``None`` when the search
+    gave up after ``timeout_s``. A pattern without regex syntax is a literal, matched without the timed
+    engine's per-call cost."""
     if not _REGEX_SYNTAX.search(pattern):
-        return pattern in text
-    bounded = CasePattern(pattern, timeout_s)
+        return pattern.casefold() in text.casefold() if ignore_case else pattern in text
+    bounded = CasePattern(pattern, timeout_s, ignore_case=ignore_case)
     found = bounded.search(text)
     return None if bounded.timed_out else found is not None

@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from urllib.parse import urlsplit
 
 import lxml.html
@@ -35,12 +35,14 @@ import lxml.html
 from lexbench.dataset.case import CommentContract, PostContract
 from lexbench.scoring.labels import (
     ATTRIBUTION,
+    CONNECTORS,
     MAX_COLON_NAME_WORDS,
     MAX_NAME_WORDS,
     LabelSet,
     is_count_phrase,
     is_navigation_label,
     is_subject_line,
+    is_taxonomy_label,
     is_timestamp,
     label_normalise,
     leading_name,
@@ -72,6 +74,16 @@ _COLON_LINE = re.compile(
     r"scrisse|schreef))?\s*[:：]$",
     re.I,
 )
+# A record header of a name, an attribution verb, a colon and a date, the verb even glued to the name as
+# some extractors write it: "Public Speaking Trainersays:11/2/2012", "Rachel says: August 6, 2012 at 3:37 pm".
+_ATTRIBUTION_HEADER = re.compile(
+    r"^(?P<name>[^:：]{1,64}?)\s*(?:says|said|wrote|writes|replied|schrieb|sagt|dit|a écrit|escribió|dice|"
+    r"scrisse|schreef)\s*[:：]\s*(?P<when>\S.*)$",
+    re.I,
+)
+_VERB_LAST = re.compile(r"\s(?:says|said|wrote|writes|replied|schrieb|sagt|dit|a écrit|escribió|dice|scrisse|schreef)"
+                        r"\s*[:：]$", re.I)
+_NAME_ASIDE = re.compile(r"\s*\([^()]*\)\s*$")
 MAX_BARE_COLON_WORDS = 3
 """A plain "Name:" line (no attribution verb) names an author only up to this many words."""
 
@@ -170,9 +182,10 @@ class _Labels:
 
     def author_ok(self, name: str) -> bool:
         """Whether ``name`` can be an author: a plausible name that is no unavailable notice, subject
-        line ("Re: (Score:3)"), score or count ("Score:2") or pagination label ("NEXT POST")."""
+        line ("Re: (Score:3)"), score or count ("Score:2"), pagination label ("NEXT POST") or taxonomy
+        label ("Categories", "Tags", "Filed under")."""
         return plausible_name(name, self.metadata) and not self.unavailable.matches(name) and not (
-            is_subject_line(name) or is_count_phrase(name) or is_navigation_label(name))
+            is_subject_line(name) or is_count_phrase(name) or is_navigation_label(name) or is_taxonomy_label(name))
 
 
 def _is_url_text(text: str) -> bool:
@@ -338,9 +351,14 @@ def _colon_author(unit: Unit, labels: _Labels) -> tuple[str, str] | None:
     """A colon-labelled author (SPEC §3.5): ``("Alice", "Great piece")`` for "Alice: Great piece",
     ``("Alice", "")`` for a label line "Alice says:" or "Alice:" whose text follows; else ``None``.
     No link or bold marks such a name, so it must be shaped like one (:func:`name_like`): "Examples of
-    missing stuff: brass wire…" is a sentence with a colon, and "Re: Tide tables" a subject line."""
+    missing stuff: brass wire…" is a sentence with a colon, and "Re: Tide tables" a subject line. A
+    taxonomy label ("Categories:", "Tags:") names nobody, and a label whose text is only links ("Tags:
+    [blog](…), [google](…)") heads a menu, not a comment."""
     if unit.kind in (CODE, HEADING) or unit.quoted or is_subject_line(unit.text):
         return None
+    header = _attribution_header(unit.text, labels)
+    if header is not None:
+        return header, ""
     line = _COLON_LINE.match(unit.text.strip())
     if line is not None:
         name = line.group("name").strip()
@@ -361,7 +379,38 @@ def _colon_author(unit: Unit, labels: _Labels) -> tuple[str, str] | None:
         return None  # the colon is inside a linked title ("[At Google Zeitgeist: Theoretical Physics…](…)")
     if is_timestamp(name) or not normalise(text):
         return None
+    if unit.links and _only_link_text(text, unit.links, labels):
+        return None  # "Tags: [blog](…), [google](…)": a label over a list of links is a menu, not a comment
     return _clean(name), text
+
+
+def _attribution_header(line: str, labels: _Labels) -> str | None:
+    """The name of a record header "<name> says: <date>" (:data:`_ATTRIBUTION_HEADER`), the verb even glued
+    to the name ("Public Speaking Trainersays:11/2/2012") and a parenthesised aside after the name dropped
+    ("Chimezirim Odimba(Twitter : @iteachcash)says:11/3/2012" → "Chimezirim Odimba"), or a line of a name,
+    its date and the verb ("Beth on August 22, 2012 at 6:29 pm said:" → "Beth"); else ``None``. Only
+    a date may follow the colon, and the name must be :func:`name_like`: "The report says: 2012 was dry"
+    is a sentence."""
+    text = _clean(line)
+    if _VERB_LAST.search(text):  # "Beth on August 22, 2012 at 6:29 pm said:": a name, its date, the verb
+        words = text.split()
+        if len(words) > 1 and label_normalise(words[0]) in ATTRIBUTION:
+            text = " ".join(words[1:])  # "by garaged (579941) writes:"
+        name = leading_name(text, labels.metadata)
+        return _clean(name) if name is not None and labels.author_ok(name) else None
+    match = _ATTRIBUTION_HEADER.match(text)
+    if match is None:
+        aside = re.match(r"^(?P<name>[^()]{1,64}?)\s*\([^()]{0,64}\)\s*(?P<rest>(?:says|said|wrote|writes|replied|"
+                         r"schrieb|sagt|dit|a écrit|escribió|dice|scrisse|schreef)\s*[:：].*)$", text, re.I)
+        if aside is None:
+            return None
+        match = _ATTRIBUTION_HEADER.match(aside.group("name") + " " + aside.group("rest"))
+        if match is None:
+            return None
+    name = _NAME_ASIDE.sub("", match.group("name")).strip()
+    if not is_timestamp(match.group("when")) or not labels.author_ok(name) or not name_like(name, labels.metadata):
+        return None
+    return _clean(name)
 
 
 # --- comments ------------------------------------------------------------------------------------------
@@ -464,6 +513,137 @@ def locate_comment_section(units: Sequence[Unit], contract: CommentContract, end
     return CommentSection(start, len(units), opened_by, level, "end of answer")
 
 
+# A record header inside a run-on line: an attribution verb, its colon and a date (month-name, day-month or
+# numeric, a time after it allowed), the text glued right after it: "Max says: November 12, 2012 at 8:51 amWhile…".
+_RUN_ON_DATE = (r"(?:[^\W\d_]{3,9}\.?\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{4}|\d{1,2}\.?\s+[^\W\d_]{3,9}\.?,?\s+\d{4}"
+                r"|\d{1,2}/\d{1,2}/\d{2,4}|\d{4}-\d{2}-\d{2})(?:,?\s+(?:at|um|à)?\s*\d{1,2}[:h.]\d{2}(?:\s?[ap]\.?m\.?)?)?")
+_RUN_ON_HEADER = re.compile(r"(?<=\S)\s+(?:says|said|wrote|schrieb|a écrit|escribió|scrisse|schreef)\s*[:：]\s*"
+                            r"(?P<date>" + _RUN_ON_DATE + r")", re.I)
+_GLUE = re.compile(r"(?:(?<=[^\W\d_])(?=[A-Z][a-z])(?<![A-Z])|(?<=[”\"'’).!?:|])(?=\w))")
+_NAME_END_PUNCT = tuple(".!?:;|”\"'’)(,")
+
+
+def _run_on_name_start(text: str, end: int, floor: int, labels: _Labels, headings: LabelSet) -> int | None:
+    """Where the name before a run-on header (ending at ``end``) starts: the longest run of at most
+    :data:`MAX_COLON_NAME_WORDS` words back from ``end`` that is :func:`name_like`, never crossing a
+    sentence end, punctuation, a label or comment heading label (``headings``), a word with a digit
+    before a name, or ``floor``; a word glued to what came before ("ReplyMax",
+    "Knowledge”Matthew") starts at the glue. ``None`` when no name stands there, or when the name runs on
+    from ordinary words of a sentence (no boundary before it)."""
+    best: int | None = None
+    position = end
+    for _ in range(MAX_COLON_NAME_WORDS):
+        start = text.rfind(" ", floor, position)
+        word_start = start + 1 if start >= 0 else floor
+        word = text[word_start:position]
+        glued = [m.start() for m in _GLUE.finditer(word)]
+        if glued:
+            word_start += glued[-1]
+            word = text[word_start:position]
+        if not word or word.endswith(_NAME_END_PUNCT) or labels.metadata.matches(word) or headings.matches(word) \
+                or (best is not None and any(ch.isdigit() for ch in word)):
+            break  # "5 Comments Rachel says:" names Rachel
+        candidate = text[word_start:end].strip()
+        if labels.author_ok(candidate) and name_like(candidate, labels.metadata):
+            best = word_start
+        else:
+            return None  # the name runs on from a sentence's words ("The keeper's ledger says:"): no header
+        if glued or start < floor:
+            break
+        position = start
+        while position > floor and text[position - 1] == " ":
+            position -= 1
+    return best
+
+
+_GLUED_DATE = re.compile(r"^(?P<name>[^\n]{0,63}?\S)(?P<date>\d{1,2}/\d{1,2}/(?:\d{4}|\d{2})(?!\d)"
+                         r"(?:\s+\d{1,2}:\d{2}(?:\s?[AaPp]\.?[Mm]\.?)?)?)\s*(?P<text>\S.*)$", re.S)
+
+
+def _glued_name(name: str, labels: _Labels) -> bool:
+    """Whether ``name``, glued to a date in a run-on line, reads as a name: :func:`name_like` (up to
+    :data:`MAX_NAME_WORDS` words), or up to three words none of which is attribution syntax ("Sumit
+    singh", not "We went there on")."""
+    if name_like(name, labels.metadata, max_words=MAX_NAME_WORDS):
+        return True
+    words = label_normalise(name).split()
+    return len(words) <= 3 and not any(word in CONNECTORS for word in words)
+
+
+def _split_label_run_on(unit: Unit, labels: _Labels, ignored: Sequence[str]) -> list[Unit] | None:
+    """A run-on line of records closed by glued reply controls, as Blogger reads in plain text ("Dan
+    Renae7/10/2012I've recently…ReplyDeleteinternetricks4u8/12/2012It really works…ReplyDelete"):
+    the line is cut at each run of the contract's ignored labels, written as the page writes them; a
+    piece that opens with a name (:func:`_glued_name`, no sentence end) glued to a numeric date, no
+    space between (a time after it allowed), and then its text is a record. Two such records at least, else ``None``. Each
+    record becomes a header unit, its name marked as a link or bold would mark it, and its text."""
+    words = sorted({label.strip() for label in ignored if label.strip()}, key=len, reverse=True)
+    if not words:
+        return None
+    separator = re.compile("(?:" + "|".join(re.escape(w) for w in words) + r")+")
+    pieces, last = [], 0
+    for match in separator.finditer(unit.text):
+        pieces.append(unit.text[last:match.start()])
+        last = match.end()
+    pieces.append(unit.text[last:])
+    if len(pieces) < 3:
+        return None
+    result: list[Unit] = []
+    headers = 0
+    for piece in pieces:
+        match = _GLUED_DATE.match(piece.strip())
+        name = match.group("name").strip() if match is not None else ""
+        if match is not None and labels.author_ok(name) and not name.endswith(_SENTENCE_END) \
+                and is_timestamp(match.group("date")) and _glued_name(name, labels):
+            header = f"{name} {match.group('date')}"
+            result.append(replace(unit, text=header, norm=normalise(header), strong=(name,), opens_item=False, continues=False))
+            result.append(replace(unit, text=match.group("text").strip(), norm=normalise(match.group("text")), strong=(),
+                                  opens_item=False, continues=False))
+            headers += 1
+        elif piece.strip():
+            result.append(replace(unit, text=piece.strip(), norm=normalise(piece), strong=(), opens_item=False, continues=False))
+    return result if headers >= 2 else None
+
+
+def _split_run_on(units: Sequence[Unit], labels: _Labels, heading_labels: Sequence[str] = (),
+                  ignored: Sequence[str] = ()) -> list[Unit]:
+    """``units`` with each run-on line of records split at its record headers (SPEC §3.5; issue 30:
+    structure that shows one record per item). A line without links holding two or more
+    "<name> says: <date>" headers, each glued to its text ("…chart. ReplyMax says: November 12, 2012 at
+    8:51 amWhile this is…"), becomes the text before the first header, then for each record its header
+    line and its text. One such header in a line is running text and stays as it is."""
+    result: list[Unit] = []
+    headings = LabelSet(heading_labels)
+    for unit in units:
+        if unit.kind == CODE or unit.quoted or unit.links or len(unit.text) < 40:
+            result.append(unit)
+            continue
+        text = unit.text
+        cuts: list[tuple[int, int]] = []  # (name start, header end)
+        floor = 0
+        for match in _RUN_ON_HEADER.finditer(text):
+            if not is_timestamp(match.group("date")):
+                continue
+            start = _run_on_name_start(text, match.start(), floor, labels, headings)
+            if start is None:
+                continue
+            cuts.append((start, match.end()))
+            floor = match.end()
+        if len(cuts) < 2:
+            split = _split_label_run_on(unit, labels, ignored)
+            result.extend(split if split is not None else [unit])
+            continue
+        pieces = [text[: cuts[0][0]]]
+        for number, (start, header_end) in enumerate(cuts):
+            following = cuts[number + 1][0] if number + 1 < len(cuts) else len(text)
+            pieces += [text[start:header_end], text[header_end:following]]
+        for piece in pieces:
+            if piece.strip():
+                result.append(replace(unit, text=piece.strip(), norm=normalise(piece), strong=(), opens_item=False,
+                                      continues=False))
+    return result
+
+
 @dataclass
 class _Draft:
     """A candidate comment: its author line, text lines, the link targets seen and a source id."""
@@ -486,6 +666,15 @@ def _item_text(unit: Unit, labels: _Labels) -> bool:
         if link.text:
             rest = rest.replace(label_normalise(link.text), " ")
     return not only_metadata(rest, labels.metadata)
+
+
+def _only_link_text(text: str, links: Sequence[Link], labels: _Labels) -> bool:
+    """Whether ``text`` is only the text of ``links`` (and separators, labels, timestamps, counts)."""
+    rest = label_normalise(text)
+    for link in links:
+        if link.text:
+            rest = rest.replace(label_normalise(link.text), " ")
+    return only_metadata(rest, labels.metadata)
 
 
 _ORDERED_MARKER = re.compile(r"^\d{1,9}[.)]\s+")
@@ -528,17 +717,45 @@ def _list_item_author(units: Sequence[Unit], index: int, end: int, labels: _Labe
     return None
 
 
+def _dated_name(units: Sequence[Unit], index: int, end: int, labels: _Labels) -> str | None:
+    """The author of a record headed by a name line and a date line (SPEC §3.5): ``units[index]`` is a
+    line of a :func:`name_like` name alone (a parenthesised aside after it allowed: "Laura (Tutti
+    Dolci)"), and the next line is a standalone timestamp ("09. Aug, 2012 at 4:27 pm", "21. Jan 2022");
+    else ``None``. The record's text is what follows (a header with none is no record). The date line
+    is the structure that shows one record per item: a bare name without it, in running text or a list
+    of names, names nobody."""
+    unit = units[index]
+    if unit.kind in (CODE, HEADING) or unit.quoted or index + 1 >= end:
+        return None
+    line = _clean(_ORDERED_MARKER.sub("", unit.text.strip()) if unit.kind == LIST_ITEM else unit.text)
+    if not line or ":" in line or "：" in line:
+        return None
+    name = _NAME_ASIDE.sub("", line).strip()
+    if not name or not labels.author_ok(name) or not name_like(name, labels.metadata):
+        return None
+    date = units[index + 1]
+    if date.kind == CODE or date.quoted or not is_timestamp(date.text):
+        return None
+    return line  # without text of its own it is no record (author without text), nor the text of the one above
+
+
+_POSTED = re.compile(r"^(?:posted|submitted|written|added|geschrieben|verfasst|publié|posté|écrit|publicado|escrito|"
+                     r"enviado|pubblicato|scritto|inviato|geplaatst|geschreven)\b", re.I)
 MAX_SIGNATURE_LINES = 4
 """How many lines of one paragraph a signature may be broken over ("posted on <date>" / "by" / "Darren")."""
 
 
 def _signature_block(units: Sequence[Unit], index: int, end: int) -> int:
     """The end of the paragraph that ``units[index]`` opens when it is broken over 2 to
-    :data:`MAX_SIGNATURE_LINES` lines (a signature candidate read as one line), else ``index``.
+    :data:`MAX_SIGNATURE_LINES` lines (a signature candidate read as one line), else ``index``. In plain
+    text, where each line is a unit, a "posted …" line, a bare "by" line and the next line are read so too.
     Code, quotes and list items are never signature blocks."""
     unit = units[index]
     if unit.continues or unit.kind == CODE or unit.quoted or unit.kind == LIST_ITEM:
         return index
+    if index + 2 < end and not units[index + 1].continues and label_normalise(units[index + 1].text) in ATTRIBUTION \
+            and _POSTED.match(unit.text.strip()) and all(u.kind != CODE and not u.quoted for u in units[index + 1:index + 3]):
+        return index + 3  # plain text, a line a unit: "posted on <date>" / "by" / "Darren"
     stop = index + 1
     while stop < end and units[stop].continues and stop - index < MAX_SIGNATURE_LINES:
         stop += 1
@@ -596,6 +813,12 @@ def _text_comment_drafts(units: Sequence[Unit], section: CommentSection, labels:
             current = _Draft(colon[0], [colon[1]] if colon[1] else [], [link.href for link in unit.links])
             in_item, unclaimed, begun = False, [], True
             drafts.append(current)
+            continue
+        dated = _dated_name(units, index, section.end, labels)
+        if dated is not None:
+            current, in_item, unclaimed = _Draft(dated, hrefs=[link.href for link in unit.links]), False, []
+            drafts.append(current)
+            begun = True
             continue
         listed = _list_item_author(units, index, section.end, labels)
         if listed is not None:
@@ -656,7 +879,8 @@ def count_comments(view: AnswerView, contract: CommentContract, ending: str | No
         native = _native_records(view.tree, contract.html.record)
         if native.containers:
             return _native_comments(native, contract, labels, article)
-    units = view.chrome_free_units if view.tree is not None else view.units
+    units = _split_run_on(view.chrome_free_units if view.tree is not None else view.units, labels,
+                          contract.heading_labels, contract.ignored_labels)
     route = f"{view.format} comment section"
     section = locate_comment_section(units, contract, ending, text_format=view.format == "text")
     if section is None:
@@ -885,6 +1109,7 @@ def _text_posts(units: Sequence[Unit], labels: _Labels, links: PostLinks, route:
 
     # First pass: each occurrence's author and the unit that names it.
     authors: list[tuple[str | None, int]] = []
+    closing: set[int] = set()  # occurrences whose link closes their post (an owner card follows it)
     for number, (index, _keys) in enumerate(occurrences):
         previous = occurrences[number - 1][0] if number else -1
         following = occurrences[number + 1][0] if number + 1 < len(occurrences) else len(units)
@@ -900,6 +1125,11 @@ def _text_posts(units: Sequence[Unit], labels: _Labels, links: PostLinks, route:
                 name, at = _author_line(unit, labels, skip_link=skip_owned) or _profile_author(unit, labels, skip_owned), ahead
                 break
         if name is None:
+            found = _card_author(units, index, following, labels, skip_owned)
+            if found is not None:
+                name, at = found
+                closing.add(number)
+        if name is None:
             found = _preceding_author(units, index, previous, labels, skip_owned)
             if found is not None:
                 name, at = found
@@ -914,7 +1144,11 @@ def _text_posts(units: Sequence[Unit], labels: _Labels, links: PostLinks, route:
         if name is None:
             reason = "no attributed author"
         else:
-            own, quote = _segment_text(units, max(index, at) + 1, following, consumed, name, labels)
+            if number in closing:  # the post's text is above its link, back to the previous post's card
+                start = max(authors[number - 1][1], occurrences[number - 1][0]) + 1 if number else 0
+                own, quote = _segment_text(units, start, index, consumed, name, labels)
+            else:
+                own, quote = _segment_text(units, max(index, at) + 1, following, consumed, name, labels)
             if own:
                 reason = "" if not labels.placeholder(own) else "unavailable placeholder"
             elif quote:
@@ -933,6 +1167,38 @@ def _text_posts(units: Sequence[Unit], labels: _Labels, links: PostLinks, route:
             count.reject(reason)
     count.records = list(qualified.values())
     return count
+
+
+CARD_WINDOW = 12
+"""How many lines after a post link its owner card may begin (the link's controls: "Share", "Copy link",
+"Improve this answer", "Follow")."""
+CARD_GAP = 2
+"""How many lines (avatars, labels) may stand between an owner card's date line and the owner's name."""
+
+
+def _card_author(units: Sequence[Unit], index: int, following: int, labels: _Labels,
+                 skip_owned: Callable[[str], bool]) -> tuple[str, int] | None:
+    """The owner named by the card after a post link that closes its post (SPEC §3.6; Stack Exchange's
+    "asked Jul 28, 2016 at 13:01" / avatar / "[Bhavneet Singh Bajwa](/users/187623/…)"): within
+    :data:`CARD_WINDOW` lines after the link and before the next post link, a line of a date (not a
+    count alone) and labels ("asked", "answered") that is no link, then, within :data:`CARD_GAP` lines of avatars or labels, a name linked
+    to the member's profile. An editor's card ("[edited Jul 28, 2016 at 13:13](/posts/…/revisions)",
+    its date line a link to the revisions) names no owner. ``(name, index of its line)`` or ``None``."""
+    for ahead in range(index + 1, min(following, index + 1 + CARD_WINDOW)):
+        unit = units[ahead]
+        if unit.kind == HEADING:
+            return None
+        when = labels.metadata.strip(label_normalise(unit.text)).strip()
+        if unit.kind == CODE or unit.quoted or unit.links or not is_timestamp(when) \
+                or not any(ch.isalpha() or ch in ":/" for ch in when):
+            continue  # a count alone ("0 · Reply") is no date
+        for card in range(ahead + 1, min(following, ahead + 2 + CARD_GAP)):
+            name = _profile_author(units[card], labels, skip_owned)
+            if name is not None:
+                return name, card
+            if not only_metadata(units[card].text, labels.metadata):
+                break
+    return None
 
 
 PRECEDING_WINDOW = 8

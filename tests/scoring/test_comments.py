@@ -508,3 +508,141 @@ def test_a_linked_exclamation_without_an_attribution_verb_names_nobody(case: Cas
     # Names of two words and more: "Ilse Marten!" with no verb after it reads as an exclamation.
     section = "\n\n".join(line.format(a=a, url=f"{PEOPLE}/{i}") + f"\n\n{t}" for i, a, t in COMMENTS if " " in a)
     assert_comments(evaluate_response(case, answer(article_markdown_with("## 6 Comments\n\n" + section))), 0)
+
+
+# --- reader faults of the judged set (cases/articles/judged) -----------------------------------------
+
+TAXONOMY = ("Categories: [Coast](https://gazette.example/category/coast \"View all posts in Coast\")  \n"
+            "Tags: [lighthouse](https://gazette.example/tag/lighthouse), [ledger](https://gazette.example/tag/ledger)"
+            "\n\nFiled under: News\n\nPosted in: Coast, History")
+
+
+def test_taxonomy_lines_after_the_ending_are_not_comments(case: Case) -> None:
+    # readability on a WordPress post: the body, then its categories and tags as colon-labelled lines.
+    assert_comments(evaluate_response(case, answer(article_markdown_with(TAXONOMY))), 0)
+    # After real comments they add no record.
+    section = comments_markdown(style="colon", heading=None) + "\n\n" + TAXONOMY
+    assert_comments(evaluate_response(case, answer(article_markdown_with(section))), 6)
+
+
+def test_a_colon_label_over_only_links_is_no_comment(case: Case) -> None:
+    links = "\n\n".join(f"{a}: [ledger](https://gazette.example/tag/ledger), [coast](https://gazette.example/tag/coast)"
+                        for _i, a, _t in COMMENTS)
+    assert_comments(evaluate_response(case, answer(article_markdown_with(links))), 0)
+    # Text of its own beside a link is a comment.
+    own = "\n\n".join(f"{a}: {t} See [the museum](https://museum.example/ledger)." for _i, a, t in COMMENTS)
+    assert_comments(evaluate_response(case, answer(article_markdown_with(own))), 6)
+
+
+@pytest.mark.parametrize("header", ["{a}says:3/3/2026", "{a} says: March 3, 2026 at 4:12 pm",
+                                    "{a}(Twitter : @coast)says:3/3/2026"], ids=["glued", "spaced", "aside"])
+def test_a_name_says_date_header_opens_a_record(case: Case, header: str) -> None:
+    # trafilatura on WordPress: "Public Speaking Trainersays:11/2/2012", then the text, then "Reply".
+    section = "\n\n".join(f"{header.format(a=a)}\n\n{t}\n\nReply" for _i, a, t in COMMENTS)
+    verdict = evaluate_response(case, answer(article_markdown_with(section)))
+    assert_comments(verdict, 6)
+    assert [d["author"] for d in comments_of(verdict).details[1:3]] == ["Ilse Marten", "Rob Tiernan"]
+
+
+@pytest.mark.parametrize("line", ["The keeper's ledger says: 1912", "The ledger says: the winter of 1912 was cold"])
+def test_a_sentence_with_says_and_a_colon_is_no_header(case: Case, line: str) -> None:
+    section = "\n\n".join(f"{line}\n\n{t}" for _i, _a, t in COMMENTS)
+    assert_comments(evaluate_response(case, answer(article_markdown_with(section))), 0)
+
+
+@pytest.mark.parametrize("fmt", ["text", "markdown"])
+def test_a_name_line_over_a_date_line_heads_a_record(case: Case, fmt: str) -> None:
+    # langchain on WordPress (plain text): "Rosa" / "09. Aug, 2012 at 4:27 pm" / "#" / the text / "Reply";
+    # holzwerken as markdownify writes it: "Unbekannter Nutzer" / "21. Jan 2022" / the text / "0".
+    records = [(i, a + " (Coast Walks)" if n == 1 else a, t) for n, (i, a, t) in enumerate(COMMENTS)]
+    section = "\n\n".join(f"{a}\n\n09. Aug, 2012 at 4:27 pm\n\n#\n\n{t}\n\nReply" for _i, a, t in records)
+    page = article_text_with(section) if fmt == "text" else article_markdown_with(section)
+    verdict = evaluate_response(case, answer(page, fmt))
+    assert_comments(verdict, 6)
+    assert [d["author"] for d in comments_of(verdict).details[1:3]] == ["Ilse Marten", "Rob Tiernan (Coast Walks)"]
+    # One name under two texts is two records.
+    twice = "\n\n".join(f"Unbekannter Nutzer\n\n21. Jan 2022\n\n{t}\n\n0" for _i, _a, t in COMMENTS)
+    page = article_text_with(twice) if fmt == "text" else article_markdown_with(twice)
+    assert_comments(evaluate_response(case, answer(page, fmt)), 6)
+
+
+def test_names_and_dates_without_a_date_line_or_text_are_not_records(case: Case) -> None:
+    # A bare name over its text (no date line), a list of names and dates (recent comments) and a
+    # title over a date and an excerpt (related posts) name nobody.
+    bare = "\n\n".join(f"{a}\n\n{t}" for _i, a, t in COMMENTS)
+    dates = "\n\n".join(f"{a}\n\nMarch 3, 2026" for _i, a, _t in COMMENTS) + "\n\nLeave a Reply"
+    related = "\n\n".join(f"Poke the box\n\nMarch 3, 2026\n\n{t}" for _i, _a, t in COMMENTS)
+    for section in (bare, dates, related):
+        assert_comments(evaluate_response(case, answer(article_text_with(section), "text")), 0)
+        assert_comments(evaluate_response(case, answer(article_markdown_with(section))), 0)
+
+
+@pytest.mark.parametrize("header,first", [
+    ("{a} on August 22, 2012 at 6:29 pm said:", "Ilse Marten"),   # langchain on edublogs (plain text)
+    ("by {a} (579941) writes:", "Ilse Marten"),                   # langchain on Slashdot (plain text)
+], ids=["name-date-said", "by-name-id-writes"])
+def test_a_plain_attribution_line_ending_in_its_verb_heads_a_record(case: Case, header: str, first: str) -> None:
+    section = "\n\n".join(f"{header.format(a=a)}\n\n{t}\n\nReply ↓" for _i, a, t in COMMENTS)
+    verdict = evaluate_response(case, answer(article_text_with("Comments\n\n" + section), "text"))
+    assert_comments(verdict, 6)
+    assert comments_of(verdict).details[1]["author"] == first
+
+
+@pytest.mark.parametrize("line", ["The museum said:", "Then the old keeper on March 3, 2026 said:",
+                                  "by the harbour the keeper wrote:"])
+def test_a_sentence_ending_in_said_is_no_header(case: Case, line: str) -> None:
+    section = "\n\n".join(f"{line}\n\n{t}" for _i, _a, t in COMMENTS)
+    assert_comments(evaluate_response(case, answer(article_text_with("Comments\n\n" + section), "text")), 0)
+
+
+def run_on(records: list[tuple[str, str, str]], opening: str = "6 Responses to “The Last Lighthouse Keeper”") -> str:
+    """A whole comment section on one line, as langchain writes WordPress: each "Name says: <date>" glued
+    to its text, each text closed by a glued "Reply"."""
+    return opening + "".join(f"{a} says: March {n}, 2026 at 4:1{n} pm{t} Reply" for n, (_i, a, t) in enumerate(records, 1))
+
+
+def test_a_run_on_line_of_name_says_date_records_counts_each_record(case: Case) -> None:
+    verdict = evaluate_response(case, answer(article_text_with(run_on(COMMENTS)), "text"))
+    assert_comments(verdict, 6)
+    assert [d["author"] for d in comments_of(verdict).details[1:4]] == ["Ilse Marten", "Rob Tiernan", "Mara Ilves"]
+    # The count decoration and heading label before the first name are no part of it.
+    verdict = evaluate_response(case, answer(article_text_with(run_on(COMMENTS, "6 Comments ")), "text"))
+    assert comments_of(verdict).details[1]["author"] == "Ilse Marten"
+
+
+def test_one_says_date_in_running_text_is_no_run_on_section(case: Case) -> None:
+    # One header in a line is running text; a sentence before "says:" names nobody.
+    one = "Comments " + run_on(COMMENTS[:1], "") + " and the harbour was quiet that night."
+    assert_comments(evaluate_response(case, answer(article_text_with(one), "text")), 0)
+    sentences = "".join(f"The keeper's ledger says: March {n}, 2026 at 4:1{n} pm{t} " for n, (_i, _a, t) in enumerate(COMMENTS, 1))
+    assert_comments(evaluate_response(case, answer(article_text_with(sentences), "text")), 0)
+
+
+def test_a_run_on_line_closed_by_glued_reply_controls_counts_each_record(case: Case) -> None:
+    # langchain on Blogger: "Dan Renae7/10/2012I've recently…ReplyDeleteinternetricks4u8/12/2012It really…".
+    records = [(i, a.lower() if n == 1 else a, t) for n, (i, a, t) in enumerate(COMMENTS)]
+    line = "".join(f"{a}3/{n}/26 4:1{n} PM{t}ReplyLike" for n, (_i, a, t) in enumerate(records, 1))
+    verdict = evaluate_response(case, answer(article_text_with("6 Comments\n" + line), "text"))
+    assert_comments(verdict, 6)
+    assert [d["author"] for d in comments_of(verdict).details[1:3]] == ["Ilse Marten", "rob tiernan"]
+
+
+def test_glued_controls_without_a_name_and_a_date_split_nothing(case: Case) -> None:
+    # The controls alone, or a sentence before the date, are no record headers.
+    texts = "ReplyLike".join(t for _i, _a, t in COMMENTS)
+    dated = "ReplyLike".join(f"We went there on 3/{n}/26 and {t}" for n, (_i, _a, t) in enumerate(COMMENTS, 1))
+    glued = dated.replace(" on 3/", " on3/")
+    for line in (texts, dated, glued):
+        assert_comments(evaluate_response(case, answer(article_text_with("6 Comments\n" + line), "text")), 0)
+
+
+def test_a_plain_text_signature_over_three_lines_names_its_author(case: Case) -> None:
+    # langchain on HubSpot: each text, then "posted on <date>" / "by" / the name, a line each (plain text
+    # keeps no paragraphs).
+    records = "\n\n".join(f"{t}\n\t\tposted on Wednesday, October 24, 2012 at 7:26 PM\n\t\tby\n\t\t{a}" for _i, a, t in COMMENTS)
+    verdict = evaluate_response(case, answer(article_text_with("COMMENTS\n" + records), "text"))
+    assert_comments(verdict, 6)
+    assert [d["author"] for d in comments_of(verdict).details[1:3]] == ["Ilse Marten", "Rob Tiernan"]
+    # A filing line over "by" is no signature: only a date stands between the verb and "by".
+    filed = "\n\n".join(f"{t}\nPosted in Uncategorized\nby\n{a}" for _i, a, t in COMMENTS)
+    assert_comments(evaluate_response(case, answer(article_text_with("COMMENTS\n" + filed), "text")), 0)

@@ -318,6 +318,18 @@ def test_page_identity_matches_across_line_breaks_and_is_optional(case: Case) ->
     assert component(verdict, Component.PAGE_IDENTITY).passed is None
 
 
+@pytest.mark.parametrize("pattern", [r"Stairs At Cape Orra", r"Stairs at Cape Orra\b", r"STAIRS\s+AT CAPE ORRA"],
+                         ids=["literal", "regex", "regex-whitespace"])
+def test_page_identity_matches_case_aside(pattern: str) -> None:
+    # trafilatura on a blog: the title "Algebra Gets a Bad Rap" appears only as the body's "Algebra gets a
+    # bad rap." A reader sees the phrase; page identity is matched in label normal form, which casefolds.
+    verdict = evaluate_response(make_case(page_identity=[pattern]), answer(markdown_page()))
+    assert component(verdict, Component.PAGE_IDENTITY).passed is True, verdict.explanation
+    # Another article still has no match, whatever the case.
+    other = evaluate_response(make_case(page_identity=[pattern]), answer(markdown_page(OTHER_PARAGRAPHS, OTHER_TITLE)))
+    assert component(other, Component.PAGE_IDENTITY).passed is False
+
+
 def test_failed_call_with_perfect_content_fails_but_keeps_diagnostics(case: Case) -> None:
     result = answer(markdown_page(), metadata=ResultMetadata(api_http_status=200, upstream_status=404))
     verdict = evaluate_response(case, result)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from factories import (
     FORUM_TITLE,
+    FORUM_URL,
     POSTS,
     answer,
     make_post_case,
@@ -262,3 +263,38 @@ def test_a_share_button_is_no_post_author() -> None:
     items = "\n\n".join(f"[#{n}]({post_link(n)})\n\n{t}\n\n0 · [Share](https://www.facebook.com/sharer/sharer.php?u=x)"
                         for n, _a, t in POSTS)
     assert_posts(evaluate_response(case, answer(f"# {FORUM_TITLE}\n\n{items}\n")), 0)
+
+
+def stack_post(number: int, author: str, text: str, verb: str, editor: str | None = None) -> str:
+    """A Stack Exchange post as markdownify writes it: the text, then its short permalink ("Share"), the
+    post's controls, an editor's card (its date linked to the revisions) and the owner's card."""
+    edited = (f"[edited Jul 28, 2016 at 13:13]({FORUM_URL}/posts/{number}/revisions)\n\n"
+              f"[![]({profile(editor)}.png)]({profile(editor)})\n\n[{editor}]({profile(editor)})\n\n"
+              "17.9k33 gold badges\n\n") if editor else ""
+    return (f"{text}\n\n[Share]({post_link(number)} \"Short permalink\")\n\nShare a link to this post\n\n"
+            f"Improve this post\n\nFollow\n\n{edited}{verb} Jul 28, 2016 at 13:01\n\n"
+            f"[![]({profile(author)}.png)]({profile(author)})\n\n[{author}]({profile(author)}){author}\n\n4344 bronze badges")
+
+
+def test_an_owner_card_after_a_closing_permalink_names_its_post() -> None:
+    # forum-081 (Stack Exchange) as markdownify, chromium and jsdom write it: each post's link closes it,
+    # and the "asked"/"answered" card after the link names its owner; an editor's card names nobody.
+    case = make_post_case(posts=post_contract(metadata_labels=["asked", "answered", "edited"]))
+    items = "\n\n".join(stack_post(n, a, t, "asked" if n == 1 else "answered", editor="Olek Brandt" if n < 3 else None)
+                        for n, a, t in POSTS)
+    verdict = evaluate_response(case, answer(f"# {FORUM_TITLE}\n\n{items}\n\n{FOOTER}\n"))
+    assert_posts(verdict, 6)
+    assert [d["author"] for d in posts_of(verdict).details[1:4]] == ["skipper_ana", "Tom Farrell", "gullwing"]
+
+
+def test_an_editor_card_alone_or_a_date_line_far_from_the_name_names_no_owner() -> None:
+    case = make_post_case(posts=post_contract(metadata_labels=["asked", "answered", "edited"]))
+    n, a, t = POSTS[0]
+    # Only the editor's card (its date a link to the revisions): nobody owns the post.
+    edited = (f"{t}\n\n[Share]({post_link(n)})\n\n[edited Jul 28, 2016 at 13:13]({FORUM_URL}/posts/{n}/revisions)\n\n"
+              f"[Olek Brandt]({profile('Olek Brandt')})")
+    # A date line followed by text, then a profile link further down: no card.
+    far = (f"{t}\n\n[Share]({post_link(n)})\n\nasked Jul 28, 2016 at 13:01\n\nThe tide turned early.\n\n"
+           f"[{a}]({profile(a)})")
+    for item in (edited, far):
+        assert_posts(evaluate_response(case, answer(f"# {FORUM_TITLE}\n\n{item}\n")), 0)
