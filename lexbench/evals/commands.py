@@ -172,7 +172,7 @@ def add_verbs(verbs: argparse._SubParsersAction) -> None:
     p.add_argument("--class-floor", type=float, default=None, help="another per-class accuracy floor (needs --change-floors)")
     p.add_argument("--change-floors", action="store_true", help="accept floors other than the committed gate (0.90 / 0.85)")
     p.add_argument("--judged", nargs="?", const="", default=None, metavar="DIR", help=(
-        "instead of the gold set: the reader-judged set of real answers (default: cases/articles/judged): agreement "
+        "instead of the gold set: the reader-judged set of real answers (default: cases/articles-judged): agreement "
         "of the verdicts with the readers per component and provider, and its gate (>= 0.97 each; no comment false pass)"))
     p.add_argument("--run", default=None, metavar="RUN", help="with --judged: the run directory holding the regenerated answers")
     p.add_argument("--suite", default="articles", help="with --judged: the suite the judged answers answer (default: articles)")

@@ -1,6 +1,6 @@
 """The reader-judged set: do verdicts on real answers say what careful readers of those answers say? (issue 30)
 
-A judged set (``cases/articles/judged/``) holds, per real provider answer to an ``articles`` case, what two
+A judged set (``cases/articles-judged/``, beside the suite it judges) holds, per real provider answer to an ``articles`` case, what two
 readers decided about each component of it, blind to the verdict (``../shared/REVIEW.md``, "Judging a
 provider's answer"), and, where they differed, the decision settled from the evidence. It commits the
 decisions, the answer's sha256, its format and the provider with its version, never the answer: answers are
@@ -32,7 +32,7 @@ FLOOR = 0.97
 COMMENT_FALSE_FAIL_MAX = 0.03
 """Most comment false fails (the readers find the floor, the verdict fails it), as a share of the judged
 comment decisions, that the gate accepts; a comment false pass is never accepted."""
-JUDGED_ROOT = Path(__file__).resolve().parents[2] / "cases" / "articles" / "judged"
+JUDGED_ROOT = Path(__file__).resolve().parents[2] / "cases" / "articles-judged"
 
 
 class JudgedSetError(ValueError):

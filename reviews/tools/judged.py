@@ -2,7 +2,7 @@
 
     python reviews/tools/judged.py packets --run RUN --into DIR [--cases FILE]
     python reviews/tools/judged.py disagreements --packets DIR --judges DIR_A DIR_B --into SETTLE
-    python reviews/tools/judged.py collect --packets DIR --judges DIR_A DIR_B [--settled DIR] --run RUN --out cases/articles/judged
+    python reviews/tools/judged.py collect --packets DIR --judges DIR_A DIR_B [--settled DIR] --run RUN --out cases/articles-judged
 
 ``packets`` writes, per case, what a judge decides from and nothing of the verdict: ``contract.md`` (the case's
 title, its regions with their reference text, the reviewed ending, the stable groups' phrases, the identity
