@@ -43,8 +43,9 @@ class JudgedSetError(ValueError):
 class JudgedAnswer:
     """One judged answer: ``case`` and ``provider`` ids, ``provider_version``, the answer's ``answer_sha256``
     (:func:`answer_digest`: hex, over its UTF-8 bytes, the replay port masked) and ``content_format``; ``judges`` maps each judge's name to
-    ``{component: {"present": bool | None, "evidence": str, ...}}``; ``settled`` maps a component the judges
-    differed on to ``{"present": bool | None, "reason": str}``."""
+    ``{component: {"present": bool | None, "evidence": str, ...}}`` (a judge called in for one component, say
+    posts re-judged from a corrected contract, holds that component only); ``settled`` maps a component the
+    judges differed on to ``{"present": bool | None, "reason": str}``."""
 
     case: str
     provider: str
@@ -61,19 +62,19 @@ class JudgedAnswer:
         judges differ and nothing settles it."""
         if component in self.settled:
             return self.settled[component].get("present")
-        said = {judge: (d.get(component) or {}).get("present") for judge, d in self.judges.items()}
+        said = {judge: d[component].get("present") for judge, d in self.judges.items() if component in d}
         if len(set(said.values())) > 1:
             raise JudgedSetError(f"{self.path or self.case}: the judges differ on {component} ({said}) and no "
                                  "'settled' entry decides it")
         return next(iter(said.values()), None)
 
     def judges_differ(self, component: str) -> bool:
-        """Whether the judges gave different decisions on ``component`` (before any settling)."""
-        return len({(d.get(component) or {}).get("present") for d in self.judges.values()}) > 1
+        """Whether the judges who decided ``component`` gave different decisions (before any settling)."""
+        return len({d[component].get("present") for d in self.judges.values() if component in d}) > 1
 
     def reasons(self, component: str) -> list[str]:
         """Each judge's evidence for ``component`` (``"judge: text"``), then the settling's reason."""
-        out = [f"{judge}: {(d.get(component) or {}).get('evidence', '')}" for judge, d in sorted(self.judges.items())]
+        out = [f"{judge}: {d[component].get('evidence', '')}" for judge, d in sorted(self.judges.items()) if component in d]
         if component in self.settled:
             out.append(f"settled: {self.settled[component].get('reason', '')}")
         return out

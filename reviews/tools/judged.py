@@ -74,12 +74,17 @@ def contract_text(case: dict[str, Any]) -> str:
             out += [f"## {kind.capitalize()}", "", "(none: not judged)", ""]
             continue
         floor = minimum_records(contract["baseline"])
+        record = ("an author a reader can tell apart plus that author's own non-empty text"
+                  if kind == "comments" else
+                  "a distinct link to that post on this site (its permalink, SPEC §3.6) together with the post's "
+                  "attributed author and its visible text; a post with no such link in the answer is not counted, "
+                  "quoted posts are not separate posts, and a link counts once")
         out += [f"## {kind.capitalize()}", "",
                 f"The page displayed {contract['baseline']} {kind} with their own author and own text; the answer passes "
-                f"with at least **{floor}** such records. A record is an author a reader can tell apart plus that "
-                "author's own non-empty text. Not records: placeholders (deleted, hidden, spam), pingbacks without "
-                "text, reply buttons, a comment form, subject lines or scores standing where an author would, "
-                "related-post lists, a 'recent comments' sidebar. Identical author + text pairs count once."]
+                f"with at least **{floor}** such records. A record is {record}. Not records: placeholders (deleted, "
+                "hidden, spam), pingbacks without text, reply buttons, a comment form, subject lines or scores standing "
+                "where an author would, related-post lists, a 'recent comments' sidebar. Identical author + text pairs "
+                "count once."]
         for label_kind in ("ignored_labels", "unavailable_notices", "non_author_labels"):
             if contract.get(label_kind):
                 out += ["", f"{label_kind.replace('_', ' ')} (never a record or an author): " + ", ".join(f"`{x}`" for x in contract[label_kind])]

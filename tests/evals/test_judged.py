@@ -194,3 +194,16 @@ def test_only_the_replay_port_may_differ_from_the_judged_answer(tmp_path: Path) 
     other = write_run(tmp_path / "other", {"full": linked.replace("next.html", "other.html")})
     [refused] = compare_run(load_judged(judged), other, {CASE.id: CASE}).refused
     assert refused.startswith(f"{CASE.id}[full]: the run's answer")
+
+
+def test_a_judge_called_in_for_one_component_counts_for_that_component_only(tmp_path: Path) -> None:
+    # two more judges re-decided the title only; they differ from the first two, so a settling decides it
+    judged = write_set(tmp_path, [("full", whole(CASE), judgment(), judgment(), {"title": {"present": True, "reason": "r"}})])
+    path = next((judged / "answers").glob("*.json"))
+    data = json.loads(path.read_text())
+    data["judges"]["judge-C"] = {"title": {"present": False, "evidence": "site name added"}}
+    path.write_text(json.dumps(data))
+    [answer] = load_judged(judged)
+    assert answer.judges_differ("title") and not answer.judges_differ("regions")
+    assert answer.decision("regions") is True and answer.decision("title") is True
+    assert answer.reasons("regions") == ["judge-A: there", "judge-B: there"]
