@@ -83,9 +83,12 @@ class JudgedAnswer:
 def load_judged(directory: Path = JUDGED_ROOT) -> list[JudgedAnswer]:
     """Every ``answers/*.json`` of a judged set, sorted by case then provider.
 
-    Raises :class:`JudgedSetError` (naming the file) for a file that is not JSON, lacks a field, has a sha256
-    that is not 64 hex digits, fewer than two judges, or a file name that is not ``<case>[<provider>].json``.
+    Raises :class:`JudgedSetError` (naming the file) for a file that is not a JSON object, lacks a field, has a
+    sha256 that is not 64 hex digits, fewer than two judges, a decision that is not ``{"present": true | false |
+    null, ...}`` for a known component, or a file name that is not ``<case>[<provider>].json``.
     """
+    if not directory.is_dir():
+        raise JudgedSetError(f"{directory}: no such judged set directory")
     folder = directory / "answers"
     if not folder.is_dir():
         raise JudgedSetError(f"{folder}: no judged answers (a judged set keeps one JSON file per answer there)")
@@ -93,8 +96,10 @@ def load_judged(directory: Path = JUDGED_ROOT) -> list[JudgedAnswer]:
     for path in sorted(folder.glob("*.json")):
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError) as exc:
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise JudgedSetError(f"{path}: not readable JSON ({exc})") from exc
+        if not isinstance(data, dict):
+            raise JudgedSetError(f"{path}: not a JSON object (a judged answer is one)")
         missing = [k for k in ("case", "provider", "provider_version", "answer_sha256", "content_format", "judges") if k not in data]
         if missing:
             raise JudgedSetError(f"{path}: missing {', '.join(missing)}")
@@ -102,13 +107,27 @@ def load_judged(directory: Path = JUDGED_ROOT) -> list[JudgedAnswer]:
             raise JudgedSetError(f"{path}: named for another answer (expected {data['case']}[{data['provider']}].json)")
         if not re.fullmatch(r"[0-9a-f]{64}", data["answer_sha256"]):
             raise JudgedSetError(f"{path}: answer_sha256 is not 64 lower-case hex digits")
-        if len(data["judges"]) < 2:
-            raise JudgedSetError(f"{path}: {len(data['judges'])} judge(s); every answer is judged by two readers")
+        if not isinstance(data["judges"], dict) or len(data["judges"]) < 2:
+            count = len(data["judges"]) if isinstance(data["judges"], dict) else 0
+            raise JudgedSetError(f"{path}: {count} judge(s); every answer is judged by two readers")
+        for who, decisions in [*data["judges"].items(), ("settled", data.get("settled") or {})]:
+            _check_decisions(path, who, decisions)
         out.append(JudgedAnswer(data["case"], data["provider"], data["provider_version"], data["answer_sha256"],
                                 data["content_format"], data["judges"], data.get("settled") or {}, path))
     if not out:
         raise JudgedSetError(f"{folder}: no judged answers")
     return out
+
+
+def _check_decisions(path: Path, who: str, decisions: Any) -> None:
+    """Refuse, naming the file and judge, decisions that are not ``{component: {"present": bool | None}}``."""
+    if not isinstance(decisions, dict):
+        raise JudgedSetError(f"{path}: {who}'s decisions are not an object of components")
+    for component, decision in decisions.items():
+        if component not in COMPONENTS:
+            raise JudgedSetError(f"{path}: {who} decides an unknown component {component!r} (known: {', '.join(COMPONENTS)})")
+        if not isinstance(decision, dict) or decision.get("present", None) not in (True, False, None):
+            raise JudgedSetError(f"{path}: {who}'s {component} must be an object whose 'present' is true, false or null")
 
 
 def provider_version(manifest: dict[str, Any], provider: str) -> str:
@@ -174,7 +193,8 @@ def compare_run(judged: Iterable[JudgedAnswer], run: Path, cases: dict[str, Any]
 
     ``run``: a run directory (``results.jsonl`` rows and ``responses/<sha256>.txt``) of the judged cases ×
     providers; ``cases``: the suite's :class:`~lexbench.dataset.case.Case` objects by id. Raises
-    :class:`JudgedSetError` for a run without ``results.jsonl`` or a judged case the suite lacks."""
+    :class:`JudgedSetError` for a run without ``results.jsonl``, a line of it that is not a result row, a
+    recorded answer missing from ``responses/``, or a judged case the suite lacks."""
     from lexbench.answer import ProviderResult
     from lexbench.scoring import evaluate_response
 
@@ -182,10 +202,15 @@ def compare_run(judged: Iterable[JudgedAnswer], run: Path, cases: dict[str, Any]
     if not results.is_file():
         raise JudgedSetError(f"{run}: no results.jsonl (run the judged cases × providers into it first)")
     rows = {}
-    for line in results.read_text(encoding="utf-8").splitlines():
-        if line.strip():
+    for number, line in enumerate(results.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
             row = json.loads(line)
             rows[(row["case"], row["provider"])] = row
+        except (json.JSONDecodeError, KeyError, TypeError) as exc:
+            raise JudgedSetError(f"{results}:{number}: not a result row ({type(exc).__name__}: {exc}); "
+                                 "a run's results.jsonl has one JSON object with case and provider a line") from None
     compared, refused = [], []
     for answer in judged:
         label = f"{answer.case}[{answer.provider}]"
@@ -195,7 +220,10 @@ def compare_run(judged: Iterable[JudgedAnswer], run: Path, cases: dict[str, Any]
         if row is None or not row.get("response_sha256"):
             refused.append(f"{label}: the run has no answer")
             continue
-        content = (run / "responses" / f"{row['response_sha256']}.txt").read_text(encoding="utf-8")
+        response = run / "responses" / f"{row['response_sha256']}.txt"
+        if not response.is_file():
+            raise JudgedSetError(f"{response}: the answer {label} the run recorded is missing from its responses/")
+        content = response.read_text(encoding="utf-8")
         digest = answer_digest(content)
         if digest != answer.answer_sha256:
             refused.append(f"{label}: the run's answer (sha256 {digest[:12]}…) is not the judged one "

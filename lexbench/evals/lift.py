@@ -154,7 +154,7 @@ def metrics_from_judged(data: dict[str, Any], source: Path) -> MetricSet:
     comments = data["per_component"].get("comments", [0, 0])[1]
     values["articles-judged.readers.comment_false_pass_rate"] = data["comment_false_pass"] / comments if comments else None
     polarity["articles-judged.readers.comment_false_pass_rate"] = Polarity.LOWER
-    return MetricSet(source=source, kind="evals", values=values, polarity=polarity,
+    return MetricSet(source=source, kind="judged", values=values, polarity=polarity,
                      fingerprint={"articles-judged": ",".join(data["answers"])})
 
 

@@ -135,6 +135,10 @@ def test_comment_false_passes_are_never_accepted_and_false_fails_only_up_to_thre
 
 @pytest.mark.parametrize(("edit", "message"), [
     (lambda d: d.pop("answer_sha256"), "missing answer_sha256"),
+    (lambda d: d["judges"].update({"judge-A": {"regions": "yes"}}), "judge-A's regions must be an object whose 'present'"),
+    (lambda d: d["judges"]["judge-B"]["title"].update(present="maybe"), "judge-B's title must be an object whose 'present'"),
+    (lambda d: d["judges"].update({"judge-A": [1]}), "judge-A's decisions are not an object of components"),
+    (lambda d: d["judges"]["judge-A"].update(summary={"present": True}), "unknown component 'summary'"),
     (lambda d: d.update(answer_sha256="XYZ"), "not 64 lower-case hex digits"),
     (lambda d: d.update(judges={"judge-A": {}}), "1 judge\\(s\\); every answer is judged by two readers"),
     (lambda d: d.update(provider="other"), "named for another answer"),
@@ -207,3 +211,35 @@ def test_a_judge_called_in_for_one_component_counts_for_that_component_only(tmp_
     assert answer.judges_differ("title") and not answer.judges_differ("regions")
     assert answer.decision("regions") is True and answer.decision("title") is True
     assert answer.reasons("regions") == ["judge-A: there", "judge-B: there"]
+
+
+def test_a_run_or_a_judged_set_that_cannot_be_read_is_an_error_naming_the_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    judged = write_set(tmp_path, [("full", whole(CASE), judgment(), judgment(), None)])
+    run = write_run(tmp_path, {"full": whole(CASE)})
+    results = run / "results.jsonl"
+    results.write_text(results.read_text() + "garbage{\n")
+    with pytest.raises(JudgedSetError, match=r"results.jsonl:2: not a result row"):
+        compare_run(load_judged(judged), run, {CASE.id: CASE})
+    results.write_text('{"foo": 1}\n')
+    with pytest.raises(JudgedSetError, match=r"results.jsonl:1: not a result row \(KeyError"):
+        compare_run(load_judged(judged), run, {CASE.id: CASE})
+    gone = write_run(tmp_path / "gone", {"full": whole(CASE)})
+    for response in (gone / "responses").iterdir():
+        response.unlink()
+    with pytest.raises(JudgedSetError, match=r"is missing from its responses/"):
+        compare_run(load_judged(judged), gone, {CASE.id: CASE})
+    (next((judged / "answers").glob("*.json"))).write_text("5")
+    assert main(["run-evals", "--judged", str(judged), "--run", str(run), "--suite", "demo"]) == 2
+    assert "not a JSON object" in capsys.readouterr().err
+    assert main(["run-evals", "--judged", str(tmp_path / "nowhere"), "--run", str(run), "--suite", "demo"]) == 2
+    assert "no such judged set directory" in capsys.readouterr().err
+
+
+def test_compare_refuses_a_judged_output_against_a_gold_set_output(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    judged = write_set(tmp_path, [("full", whole(CASE), judgment(), judgment(), None)])
+    run = write_run(tmp_path, {"full": whole(CASE)})
+    main(["run-evals", "--judged", str(judged), "--run", str(run), "--suite", "demo", "--output", str(tmp_path / "judged.json")])
+    main(["run-evals", "--output", str(tmp_path / "gold.json")])
+    capsys.readouterr()
+    assert main(["compare", str(tmp_path / "gold.json"), str(tmp_path / "judged.json")]) == 2
+    assert "cannot compare" in capsys.readouterr().err
