@@ -814,17 +814,14 @@ def _text_comment_drafts(units: Sequence[Unit], section: CommentSection, labels:
             in_item, unclaimed, begun = False, [], True
             drafts.append(current)
             continue
+        # A name over its date line, else a list item headed by a name: a new record (the list item's text
+        # runs to the end of its list).
         dated = _dated_name(units, index, section.end, labels)
-        if dated is not None:
-            current, in_item, unclaimed = _Draft(dated, hrefs=[link.href for link in unit.links]), False, []
+        listed = _list_item_author(units, index, section.end, labels) if dated is None else None
+        if dated is not None or listed is not None:
+            current = _Draft(dated if dated is not None else listed, hrefs=[link.href for link in unit.links])
+            in_item, unclaimed, begun = listed is not None, [], True
             drafts.append(current)
-            begun = True
-            continue
-        listed = _list_item_author(units, index, section.end, labels)
-        if listed is not None:
-            current, in_item, unclaimed = _Draft(listed, hrefs=[link.href for link in unit.links]), True, []
-            drafts.append(current)
-            begun = True
             continue
         if current is None:
             signed = signature_name(unit.text, labels.metadata) if unit.kind != CODE and not unit.quoted else None
