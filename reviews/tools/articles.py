@@ -19,6 +19,7 @@ import argparse
 import gzip
 import hashlib
 import json
+import os
 import sys
 from datetime import date
 from pathlib import Path
@@ -39,7 +40,8 @@ from lexbench.dataset.importers.reviewed import COMMENTS_DELIMITER, capture_spec
 from lexbench.dataset.evidence import UPSTREAM, upstream_path  # noqa: E402
 from lexbench.dataset.selection import STRATA, select  # noqa: E402
 
-CORPUS = ROOT.parent / "shared" / "corpus"
+CORPUS = Path(os.environ.get("LEXBENCH_CORPUS") or ROOT.parent / "shared" / "corpus").resolve()
+"""The corpus the packets are derived from: ``$LEXBENCH_CORPUS``, else ``../shared/corpus`` beside the checkout."""
 COHORT = ROOT / "cases" / "articles" / "cohort.json"
 CARRIED_ORIGIN = "(carried from the reviewed comments-real suite, revision 2)"
 FORMAT_OF = {"dragnet": "dragnet", "scrapinghub-aeb": "scrapinghub-aeb", "magic-html-bench": "magic-html-bench",
@@ -501,6 +503,18 @@ def blind_agreement(packets_dir: Path, decision_dirs: list[Path]) -> int:
     agree = {k: 0 for k in BLIND_KINDS}
     total = {k: 0 for k in BLIND_KINDS}
     notes = []
+    empty = [str(folder) for folder in decision_dirs if not folder.is_dir() or not any(folder.glob("*.json"))]
+    if empty:  # a decisions folder from another checkout's history: say so rather than print 0/0
+        print(f"blind-agreement: no decisions in {', '.join(empty)} (a folder of <case id>.json files is needed; "
+              "to compare with an older revision, pass this checkout's decision folders from that revision's worktree)",
+              file=sys.stderr)
+        return 2
+    missing = [str(packets_dir / path.stem) for folder in decision_dirs for path in folder.glob("*.json")
+               if not (packets_dir / path.stem / "reference.txt").is_file()]
+    if missing:
+        print(f"blind-agreement: no packet for {len(missing)} decision(s), e.g. {missing[0]} (build them with blind-packets)",
+              file=sys.stderr)
+        return 2
     for folder in decision_dirs:
         for path in sorted(folder.glob("*.json")):
             decision = json.loads(path.read_text(encoding="utf-8"))

@@ -59,7 +59,7 @@ def test_the_suite_has_the_composition_the_issue_sets():
 # --- every case, as reviewed (no corpus needed) --------------------------------------------------------
 
 
-def test_the_suite_is_reviewed_revision_3():
+def test_the_suite_is_reviewed_revision_5():
     assert (RULES.suite.id, RULES.suite.revision, RULES.suite.review_status) == ("articles", 5, ReviewStatus.REVIEWED)
 
 
