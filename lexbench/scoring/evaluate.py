@@ -27,7 +27,7 @@ from lexbench.scoring.view import AnswerView
 from lexbench.text import fold_pattern, fold_typography, fragments, label_normalise, normalise
 from lexbench.verdict import Component, ComponentResult, Outcome, Verdict
 
-SCORER_VERSION = 4
+SCORER_VERSION = 5
 """Raised whenever a change of the scorer can change a verdict on the same answer; recorded in every
 manifest (``versions.scorer``) and report, so runs scored differently are never read as comparable
 without saying so. 1: until 2026-11; 2: what a reader sees is text (SPEC §3.2) — ordered-list numbers
@@ -39,7 +39,9 @@ count as the case's own (SPEC §7); 4: comments and posts read as answers write 
 list-item records, trailing signatures, a name linked to the member's profile heading a post whatever rank follows it,
 "Name says: <date>" headers, a name line over a date line, run-on comment lines split at their record headers, a post
 named by the owner card after its closing link —, subject lines, score decorations, pagination and share links, taxonomy
-labels and the site's page titles are never authors, and page identity is matched case aside (label normal form)."""
+labels and the site's page titles are never authors, and page identity is matched case aside (label normal form).
+5: Chinese and Japanese dates, times and ages ("11月22日", "3天前", "2時間前", "昨天") are read as timestamps in a comment
+header, so a linked name with such a date heads its record as an English one does (dynamic's Chinese comment widget)."""
 
 _THRESHOLD = Fraction(str(COVERAGE_THRESHOLD))  # exact 4/5: no float edge at exactly 80 %
 PAGE_IDENTITY_TIMEOUT_S = PATTERN_TIMEOUT_S

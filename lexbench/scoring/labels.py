@@ -54,6 +54,12 @@ _TIME_WORDS = (
 _TIME_TOKENS = frozenset(_MONTHS) | frozenset(_WEEKDAYS) | frozenset(_TIME_WORDS)
 _RELATIVE = frozenset("yesterday today now just gestern heute vorgestern hier ayer hoy ieri oggi ontem hoje".split())
 _NUMBERISH = re.compile(r"^\d+(?:st|nd|rd|th|er|e|º|ª|h|am|pm|\.)?$")
+# Chinese and Japanese dates, times and ages as comment headers write them: "11月22日", "2026年11月22日",
+# "12时30分", "3天前", "5分钟前", "2時間前", "昨天", "今日". Digits are ASCII after the label normal form (NFKC).
+_CJK_TIME = re.compile(
+    r"^(?:(?=\d)(?:\d+年)?(?:\d+月)?(?:\d+[日号])?(?:\d+[时時点點])?(?:\d+分)?(?:\d+秒)?"
+    r"|\d+(?:秒|分钟|分鐘|分|小时|小時|時間|天|日|周|週|个月|個月|ヶ月|か月|年)前"
+    r"|刚刚|剛剛|昨天|前天|今天|昨日|今日|一昨日)$")
 _TOKEN_SPLIT = re.compile(r"[\s,.:/\-–—|·•()\[\]@]+")
 
 CONNECTORS = frozenset(
@@ -158,7 +164,8 @@ def only_metadata(text: str, labels: LabelSet) -> bool:
 def _only_metadata(rest: str) -> bool:
     for token in _TOKEN_SPLIT.split(rest):
         token = _PUNCT_EDGES.sub("", token)
-        if not token or _NUMBERISH.match(token) or token in _TIME_TOKENS or token in CONNECTORS:
+        if not token or _NUMBERISH.match(token) or token in _TIME_TOKENS or token in CONNECTORS \
+                or _CJK_TIME.match(token):
             continue
         if not any(ch.isalnum() for ch in token):
             continue

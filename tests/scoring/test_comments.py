@@ -646,3 +646,17 @@ def test_a_plain_text_signature_over_three_lines_names_its_author(case: Case) ->
     # A filing line over "by" is no signature: only a date stands between the verb and "by".
     filed = "\n\n".join(f"{t}\nPosted in Uncategorized\nby\n{a}" for _i, a, t in COMMENTS)
     assert_comments(evaluate_response(case, answer(article_text_with("COMMENTS\n" + filed), "text")), 0)
+
+
+@pytest.mark.parametrize("date", ["11月22日", "2026年11月22日", "3天前", "2時間前", "昨天"])
+def test_a_linked_name_with_a_chinese_or_japanese_date_heads_a_list_item_record(date: str) -> None:
+    # chromium-cdp on dynamic's Chinese comment widget: "1. [下河街老住户](user/5100/) 说： [11月22日](#comment-88301)",
+    # the text, "[回复](#reply-88301)"; a deleted comment's notice alone is no record. Before CJK dates were
+    # read as timestamps, the date left the header's residue unexplained and no record was found (scorer 4).
+    case = make_comment_case(comments=comment_contract(ignored_labels=["回复", "说："], unavailable_notices=["该评论已被删除"],
+                                                       heading_labels=["网友评论"]))
+    items = [f"{n}. [{a}](user/{5100 + n}/) 说： [{date}](#comment-{i})\n\n   {t}\n\n   [回复](#reply-{i})"
+             for n, (i, a, t) in enumerate(COMMENTS, start=1)]
+    items.insert(2, "3. 该评论已被删除")
+    verdict = evaluate_response(case, answer(article_markdown_with("## 网友评论\n\n" + "\n".join(items))))
+    assert_comments(verdict, 6)
