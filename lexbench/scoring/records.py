@@ -68,21 +68,16 @@ MAX_DETAIL_RECORDS = 40
 """At most this many records are listed in a component's details (reports stay small)."""
 
 _COLON_LABEL = re.compile(r"^(?P<name>[^:：]{1,64}?)\s*[:：]\s+(?P<text>\S.*)$")
+# The attribution verbs a record header line writes between the name and its colon.
+_HEADER_VERB = r"(?:says|said|wrote|writes|replied|schrieb|sagt|dit|a écrit|escribió|dice|scrisse|schreef)"
 # A label line whose text follows on the next lines: "Alice says:", "Bob wrote:", "Carol:".
-_COLON_LINE = re.compile(
-    r"^(?P<name>[^:：]{1,64}?)(?P<verb>\s+(?:says|said|wrote|writes|replied|schrieb|sagt|dit|a écrit|escribió|dice|"
-    r"scrisse|schreef))?\s*[:：]$",
-    re.I,
-)
+_COLON_LINE = re.compile(r"^(?P<name>[^:：]{1,64}?)(?P<verb>\s+" + _HEADER_VERB + r")?\s*[:：]$", re.I)
 # A record header of a name, an attribution verb, a colon and a date, the verb even glued to the name as
 # some extractors write it: "Public Speaking Trainersays:11/2/2012", "Rachel says: August 6, 2012 at 3:37 pm".
-_ATTRIBUTION_HEADER = re.compile(
-    r"^(?P<name>[^:：]{1,64}?)\s*(?:says|said|wrote|writes|replied|schrieb|sagt|dit|a écrit|escribió|dice|"
-    r"scrisse|schreef)\s*[:：]\s*(?P<when>\S.*)$",
-    re.I,
-)
-_VERB_LAST = re.compile(r"\s(?:says|said|wrote|writes|replied|schrieb|sagt|dit|a écrit|escribió|dice|scrisse|schreef)"
-                        r"\s*[:：]$", re.I)
+_ATTRIBUTION_HEADER = re.compile(r"^(?P<name>[^:：]{1,64}?)\s*" + _HEADER_VERB + r"\s*[:：]\s*(?P<when>\S.*)$", re.I)
+# The same with a parenthesised aside between the name and the verb: "Chimezirim Odimba(Twitter : @iteachcash)says:…".
+_ASIDE_HEADER = re.compile(r"^(?P<name>[^()]{1,64}?)\s*\([^()]{0,64}\)\s*(?P<rest>" + _HEADER_VERB + r"\s*[:：].*)$", re.I)
+_VERB_LAST = re.compile(r"\s" + _HEADER_VERB + r"\s*[:：]$", re.I)
 _NAME_ASIDE = re.compile(r"\s*\([^()]*\)\s*$")
 MAX_BARE_COLON_WORDS = 3
 """A plain "Name:" line (no attribution verb) names an author only up to this many words."""
@@ -400,8 +395,7 @@ def _attribution_header(line: str, labels: _Labels) -> str | None:
         return _clean(name) if name is not None and labels.author_ok(name) else None
     match = _ATTRIBUTION_HEADER.match(text)
     if match is None:
-        aside = re.match(r"^(?P<name>[^()]{1,64}?)\s*\([^()]{0,64}\)\s*(?P<rest>(?:says|said|wrote|writes|replied|"
-                         r"schrieb|sagt|dit|a écrit|escribió|dice|scrisse|schreef)\s*[:：].*)$", text, re.I)
+        aside = _ASIDE_HEADER.match(text)
         if aside is None:
             return None
         match = _ATTRIBUTION_HEADER.match(aside.group("name") + " " + aside.group("rest"))
