@@ -40,8 +40,9 @@ list-item records, trailing signatures, a name linked to the member's profile he
 "Name says: <date>" headers, a name line over a date line, run-on comment lines split at their record headers, a post
 named by the owner card after its closing link —, subject lines, score decorations, pagination and share links, taxonomy
 labels and the site's page titles are never authors, and page identity is matched case aside (label normal form).
-5: Chinese and Japanese dates, times and ages ("11月22日", "3天前", "2時間前", "昨天") are read as timestamps in a comment
-header, so a linked name with such a date heads its record as an English one does (dynamic's Chinese comment widget)."""
+5: Chinese and Japanese dates, times and ages ("11月22日", "3天前", "2時間前", "昨天") are timestamps, in a comment
+header and on a line of their own, so a linked name with such a date, or a name line over one, heads its record as an
+English one does (dynamic's Chinese comment widget)."""
 
 _THRESHOLD = Fraction(str(COVERAGE_THRESHOLD))  # exact 4/5: no float edge at exactly 80 %
 PAGE_IDENTITY_TIMEOUT_S = PATTERN_TIMEOUT_S

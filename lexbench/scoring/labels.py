@@ -106,9 +106,9 @@ def _strip_counts(text: str) -> str:
 
 def is_timestamp(text: str) -> bool:
     """True when ``text`` is only a date and/or time ("March 3, 2012 at 4:12 pm", "10. April 2020",
-    "2019-09-29 10:46:47", "3 days ago", "vor 2 Stunden"): every word is a date/time word or a number,
-    and there is a digit or a relative day word. Standalone timestamps are metadata, never authors
-    or record text (SPEC §3.6)."""
+    "2019-09-29 10:46:47", "3 days ago", "vor 2 Stunden", "11月22日", "3天前", "昨天"): every word is a
+    date/time word or a number, and there is a digit or a relative day word. Standalone timestamps are
+    metadata, never authors or record text (SPEC §3.6)."""
     return _is_timestamp(label_normalise(text))
 
 
@@ -118,7 +118,7 @@ def _is_timestamp(norm: str) -> bool:
         return False
     evidence = False
     for token in tokens:
-        if _NUMBERISH.match(token):
+        if _NUMBERISH.match(token) or _CJK_TIME.match(token):
             evidence = True
         elif token in _TIME_TOKENS:
             evidence = evidence or token in _RELATIVE

@@ -660,3 +660,15 @@ def test_a_linked_name_with_a_chinese_or_japanese_date_heads_a_list_item_record(
     items.insert(2, "3. 该评论已被删除")
     verdict = evaluate_response(case, answer(article_markdown_with("## 网友评论\n\n" + "\n".join(items))))
     assert_comments(verdict, 6)
+
+
+@pytest.mark.parametrize("date", ["11月22日", "3天前", "2時間前"])
+def test_a_name_line_over_a_chinese_or_japanese_date_line_heads_a_record(case: Case, date: str) -> None:
+    # A standalone CJK date is a timestamp (metadata), as "09. Aug, 2012 at 4:27 pm" is: the name line
+    # over it heads a record, and the date line is never the record's text.
+    section = "\n\n".join(f"{a}\n\n{date}\n\n{t}\n\nReply" for _i, a, t in COMMENTS)
+    verdict = evaluate_response(case, answer(article_markdown_with(section)))
+    assert_comments(verdict, 6)
+    english = "\n\n".join(f"{a}\n\n09. Aug, 2012 at 4:27 pm\n\n{t}\n\nReply" for _i, a, t in COMMENTS)
+    same = comments_of(evaluate_response(case, answer(article_markdown_with(english)))).details[1:7]
+    assert comments_of(verdict).details[1:7] == same  # the same authors and texts as under an English date line
