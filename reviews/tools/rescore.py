@@ -6,6 +6,8 @@ variation left out (issue 29: "report every leaderboard change with lexbench com
     lexbench report NEW_RUN_DIR
     lexbench compare RUN_DIR NEW_RUN_DIR
 
+Only suites of one-file captures answered as text (``articles``): a row records neither the URL an
+archive-replayed page was served at nor a file or resources delivery, so those suites are refused (exit 2).
 Every row with a saved answer (``responses/<sha256>.txt``) is scored again by this checkout's scorer against
 the suite loaded as a benchmark run loads it (for ``articles``: ``.evidence/articles``, checked against the
 committed bindings); rows without one (errors, unresolvable items) are copied as they are. The new run's
@@ -46,6 +48,14 @@ def main() -> int:
         return 2
     suite = load_suite(args.suite)
     cases = {case.id: case for case in suite.dataset.cases}
+    other = sorted(case.id for case in cases.values() if case.delivery != "text")
+    if suite.archives or other:
+        # Rows record neither the URL a provider was handed (archive replay serves each case under its own
+        # path, and replay-absolute links are read against it) nor a delivery's bytes or resource list.
+        print(f"rescore: {args.suite} has web-archive captures or file/resources deliveries ({', '.join(other[:3]) or 'archives'}…);"
+              " this tool re-scores only suites of one-file captures answered as text (articles): re-run the benchmark instead",
+              file=sys.stderr)
+        return 2
     meta = suite.dataset.suite
     manifest = json.loads((args.run / "manifest.json").read_text(encoding="utf-8"))
     if manifest["suite"]["id"] != meta.id:
